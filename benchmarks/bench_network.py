@@ -1,0 +1,124 @@
+"""Per-call time of the PFNN runtime in each mode, against a naive blend-then-multiply, same run.
+
+    python benchmarks/bench_network.py [--network PATH] [--calls 3000]
+
+Without --network it uses the original network from ../shared/reference when present (the
+numbers in the README), else the project's shipped network, else a random one of the same size.
+Two phase patterns per mode: `fixed` (the same phase every call, weights warm in cache) and
+`advancing` (phase += 0.105 rad per call, the demo's typical gait speed, so constant mode reads a
+new weight set almost every call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pfnn_demo.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
+from pfnn_demo.resources import default_network_path  # noqa: E402
+from pfnn_demo.weights import NetworkWeights, catmull_rom_weights, load_weights  # noqa: E402
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "pfnn_original" / "control_points.npz"
+PHASE_STEP = 0.105  # radians per frame: about one gait cycle per second at 60 Hz
+
+
+def random_weights(rng: np.random.Generator, sizes=(342, 512, 512, 311)) -> NetworkWeights:
+    arrays = {}
+    for layer, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        arrays[f"W{layer}"] = rng.normal(0, 1 / np.sqrt(n_in), (4, n_out, n_in)).astype(np.float32)
+        arrays[f"b{layer}"] = rng.normal(0, 0.1, (4, n_out)).astype(np.float32)
+    return NetworkWeights(**arrays, Xmean=np.zeros(sizes[0], np.float32), Xstd=np.ones(sizes[0], np.float32),
+                          Ymean=np.zeros(sizes[-1], np.float32), Ystd=np.ones(sizes[-1], np.float32),
+                          provenance="random benchmark network")
+
+
+def choose_weights(path: str | None) -> tuple[NetworkWeights, str]:
+    if path:
+        return load_weights(path), path
+    if REFERENCE.is_file():
+        data = np.load(REFERENCE)
+        return NetworkWeights(**{key: data[key] for key in data.files}), "original PFNN (../shared/reference)"
+    if default_network_path().is_file():
+        return load_weights(default_network_path()), str(default_network_path())
+    return random_weights(np.random.default_rng(0)), "random network of the original's size"
+
+
+class NaiveNetwork:
+    """Blend the 4 control-point matrices of every layer (float32), then multiply: the textbook way."""
+
+    def __init__(self, weights: NetworkWeights):
+        self.weights = weights
+
+    def predict(self, x: np.ndarray, phase: float) -> np.ndarray:
+        blend = catmull_rom_weights(phase).astype(np.float32)
+        w = self.weights
+        h = (x - w.Xmean) / w.Xstd
+        for depth, (weight_points, bias_points) in enumerate(w.layers()):
+            matrix = (blend[0] * weight_points[0] + blend[1] * weight_points[1]
+                      + blend[2] * weight_points[2] + blend[3] * weight_points[3])
+            h = matrix @ h + blend @ bias_points
+            if depth < 2:
+                h = np.where(h > 0, h, np.expm1(np.minimum(h, 0)))
+        return h * w.Ystd + w.Ymean
+
+
+def time_calls(predict, x: np.ndarray, calls: int, step: float) -> list[float]:
+    for i in range(50):  # warm-up
+        predict(x, i * step)
+    times = []
+    phase = 0.3
+    for _ in range(calls):
+        start = time.perf_counter()
+        predict(x, phase)
+        times.append(time.perf_counter() - start)
+        phase = (phase + step) % (2 * np.pi)
+    return times
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--network", help="weights to time (.npz or original folder)")
+    parser.add_argument("--calls", type=int, default=3000, help="timed calls per row (default 3000)")
+    args = parser.parse_args(argv)
+
+    weights, label = choose_weights(args.network)
+    x = np.random.default_rng(1).normal(weights.Xmean, weights.Xstd * 0.5).astype(np.float32)
+    print(f"network: {label}; sizes {weights.input_size}-{weights.hidden_sizes[0]}-"
+          f"{weights.hidden_sizes[1]}-{weights.output_size}; median of {args.calls} calls per row\n")
+
+    naive = NaiveNetwork(weights)
+    naive_fixed = statistics.median(time_calls(naive.predict, x, args.calls, 0.0)) * 1e3
+    naive_moving = statistics.median(time_calls(naive.predict, x, args.calls, PHASE_STEP)) * 1e3
+
+    rows = []
+    for mode in MODES:
+        network = PhaseFunctionedNetwork(weights, mode)
+        fixed = statistics.median(time_calls(network.predict, x, args.calls, 0.0)) * 1e3
+        moving_times = time_calls(network.predict, x, args.calls, PHASE_STEP)
+        moving = statistics.median(moving_times) * 1e3
+        p99 = float(np.percentile(moving_times, 99)) * 1e3
+        memory = network.nbytes
+        rows.append((mode, fixed, moving, p99, naive_fixed / fixed, naive_moving / moving,
+                     memory["mode_tables"] / 2**20, memory["total"] / 2**20))
+    rows.append(("naive cubic", naive_fixed, naive_moving, float("nan"), 1.0, 1.0, 0.0,
+                 sum(w.nbytes + b.nbytes for w, b in weights.layers()) / 2**20))
+
+    header = ("mode", "fixed ms", "advancing ms", "adv. p99 ms", "x naive (fixed)", "x naive (adv.)",
+              "tables MiB", "total MiB")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" for _ in header) + "|")
+    for mode, fixed, moving, p99, speedup_fixed, speedup_moving, tables, total in rows:
+        print(f"| {mode} | {fixed:.3f} | {moving:.3f} | {p99:.3f} | {speedup_fixed:.1f} | {speedup_moving:.1f} "
+              f"| {tables:.1f} | {total:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,116 @@
+"""Small batched rotation helpers (numpy): yaw rotations, quaternion log/exp, slerp, axis-angle.
+
+Quaternions are (w, x, y, z). Rotations about +Y by `yaw` map +Z to (sin yaw, 0, cos yaw).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def yaw_of(directions: np.ndarray) -> np.ndarray:
+    """Yaw angle of direction vectors (..., 3): atan2(x, z)."""
+    return np.arctan2(directions[..., 0], directions[..., 2])
+
+
+def rotate_y(vectors: np.ndarray, yaw: np.ndarray | float) -> np.ndarray:
+    """Rotate (..., 3) vectors by `yaw` about +Y."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    x, y, z = vectors[..., 0], vectors[..., 1], vectors[..., 2]
+    x, y, z, c, s = np.broadcast_arrays(x, y, z, c, s)
+    return np.stack([c * x + s * z, y, -s * x + c * z], axis=-1).astype(vectors.dtype, copy=False)
+
+
+def unrotate_y(vectors: np.ndarray, yaw: np.ndarray | float) -> np.ndarray:
+    """Inverse of `rotate_y`: express world vectors in the frame rotated by `yaw`."""
+    return rotate_y(vectors, -yaw)
+
+
+def yaw_matrix(yaw: float) -> np.ndarray:
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]], dtype=np.float32)
+
+
+def mix_directions(a: np.ndarray, b: np.ndarray, t: np.ndarray | float) -> np.ndarray:
+    """Shortest-arc interpolation of horizontal directions by their yaw (spec 6.1 mix_directions)."""
+    yaw_a, yaw_b = yaw_of(a), yaw_of(b)
+    delta = np.mod(yaw_b - yaw_a + np.pi, 2 * np.pi) - np.pi
+    yaw = yaw_a + np.asarray(t) * delta
+    out = np.zeros(np.broadcast_shapes(np.shape(yaw) + (3,), np.shape(a)), dtype=np.float32)
+    out[..., 0] = np.sin(yaw)
+    out[..., 2] = np.cos(yaw)
+    return out
+
+
+def quat_exp(log: np.ndarray) -> np.ndarray:
+    """Quaternions from log vectors (axis * half-angle), (..., 3) -> (..., 4); tiny angles give identity."""
+    theta = np.linalg.norm(log, axis=-1, keepdims=True)
+    small = theta < 0.01  # the original's threshold
+    safe = np.where(small, 1.0, theta)
+    quat = np.concatenate([np.cos(theta), log * (np.sin(theta) / safe)], axis=-1)
+    quat = np.where(small, np.array([1.0, 0.0, 0.0, 0.0], dtype=log.dtype), quat)
+    return quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+
+
+def quat_to_matrix(q: np.ndarray) -> np.ndarray:
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
+
+
+def matrix_to_quat(m: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) -> unit quaternions (..., 4), robust on every branch."""
+    m = np.asarray(m, dtype=np.float64)
+    trace = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
+    candidates = np.stack([
+        np.stack([1 + trace, m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0], m[..., 1, 0] - m[..., 0, 1]], -1),
+        np.stack([m[..., 2, 1] - m[..., 1, 2], 1 + m[..., 0, 0] - m[..., 1, 1] - m[..., 2, 2],
+                  m[..., 0, 1] + m[..., 1, 0], m[..., 0, 2] + m[..., 2, 0]], -1),
+        np.stack([m[..., 0, 2] - m[..., 2, 0], m[..., 0, 1] + m[..., 1, 0],
+                  1 - m[..., 0, 0] + m[..., 1, 1] - m[..., 2, 2], m[..., 1, 2] + m[..., 2, 1]], -1),
+        np.stack([m[..., 1, 0] - m[..., 0, 1], m[..., 0, 2] + m[..., 2, 0], m[..., 1, 2] + m[..., 2, 1],
+                  1 - m[..., 0, 0] - m[..., 1, 1] + m[..., 2, 2]], -1),
+    ], -2)
+    diagonal = np.stack([trace, m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]], -1)
+    best = np.argmax(diagonal, axis=-1)
+    quat = np.take_along_axis(candidates, best[..., None, None], axis=-2)[..., 0, :]
+    return quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+
+
+def quat_slerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Shortest-arc spherical interpolation, batched; t broadcasts over the leading axes."""
+    t = np.asarray(t, dtype=np.float64)[..., None]
+    dot = np.sum(a * b, axis=-1, keepdims=True)
+    b = np.where(dot < 0, -b, b)
+    dot = np.abs(dot)
+    angle = np.arccos(np.clip(dot, -1.0, 1.0))
+    sin_angle = np.sin(angle)
+    near = sin_angle < 1e-6
+    safe = np.where(near, 1.0, sin_angle)
+    wa = np.where(near, 1 - t, np.sin((1 - t) * angle) / safe)
+    wb = np.where(near, t, np.sin(t * angle) / safe)
+    out = wa * a + wb * b
+    return out / np.linalg.norm(out, axis=-1, keepdims=True)
+
+
+def axis_angle_matrix(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """Rotation matrices about unit axes (..., 3) by angles (...,) (Rodrigues)."""
+    x, y, z = axis[..., 0], axis[..., 1], axis[..., 2]
+    c, s = np.cos(angle), np.sin(angle)
+    C = 1 - c
+    return np.stack([
+        np.stack([c + x * x * C, x * y * C - z * s, x * z * C + y * s], -1),
+        np.stack([y * x * C + z * s, c + y * y * C, y * z * C - x * s], -1),
+        np.stack([z * x * C - y * s, z * y * C + x * s, c + z * z * C], -1),
+    ], -2)
+
+
+def normalize(v: np.ndarray, fallback: np.ndarray | None = None) -> np.ndarray:
+    """Unit vectors; zero-length inputs become `fallback` (default +X) instead of NaN."""
+    norm = np.linalg.norm(v, axis=-1, keepdims=True)
+    if fallback is None:
+        fallback = np.array([1.0, 0.0, 0.0], dtype=v.dtype)
+    return np.where(norm > 1e-9, v / np.where(norm > 1e-9, norm, 1.0), fallback)

@@ -1,0 +1,141 @@
+"""Heightmaps: the original text format, the project's compact .npz, bilinear sampling, normals.
+
+A heightmap is a (w, h) grid of heights in world units; grid line x is world X, column y is world Z,
+cell size `cell_size` (the original: 3.937007874 = 100/25.4), centred by integer division
+(spec 3.1-3.2): index = world / cell_size + (size // 2).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .errors import HeightmapError
+
+ORIGINAL_CELL_SIZE = 3.937007874
+ORIGINAL_VERTICAL_SCALE = 3.0
+FORMAT_VERSION = 1
+
+
+class Heightmap:
+    def __init__(self, heights: np.ndarray, cell_size: float = ORIGINAL_CELL_SIZE, name: str = ""):
+        heights = np.asarray(heights, dtype=np.float32)
+        if heights.ndim != 2 or min(heights.shape) < 2:
+            raise HeightmapError(f"heights must be a 2-D grid of at least 2x2, got shape {heights.shape}", name)
+        if not np.all(np.isfinite(heights)):
+            raise HeightmapError("heights hold NaN or infinite values", name)
+        if not (cell_size > 0 and np.isfinite(cell_size)):
+            raise HeightmapError(f"cell size must be a positive number, got {cell_size}", name)
+        self.heights = np.ascontiguousarray(heights)
+        self.cell_size = float(cell_size)
+        self.name = name
+        self._inv_cell = np.float32(1.0 / self.cell_size)
+        self._centre = np.array([heights.shape[0] // 2, heights.shape[1] // 2], dtype=np.float32)
+        self._last = np.array(heights.shape, dtype=np.int64) - 1
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.heights.shape
+
+    @property
+    def extent(self) -> tuple[float, float, float, float]:
+        """World (x_min, x_max, z_min, z_max) covered by the grid."""
+        w, h = self.shape
+        return (-(w // 2) * self.cell_size, (w - 1 - w // 2) * self.cell_size,
+                -(h // 2) * self.cell_size, (h - 1 - h // 2) * self.cell_size)
+
+    def sample(self, x, z):
+        """Bilinear height at world (x, z), clamped to the edge; scalars or arrays of any shape."""
+        fx = np.asarray(x, dtype=np.float32) * self._inv_cell + self._centre[0]
+        fz = np.asarray(z, dtype=np.float32) * self._inv_cell + self._centre[1]
+        x_floor, z_floor = np.floor(fx), np.floor(fz)
+        ax, az = fx - x_floor, fz - z_floor
+        x0 = np.clip(x_floor.astype(np.int64), 0, self._last[0])
+        x1 = np.clip(x_floor.astype(np.int64) + 1, 0, self._last[0])
+        z0 = np.clip(z_floor.astype(np.int64), 0, self._last[1])
+        z1 = np.clip(z_floor.astype(np.int64) + 1, 0, self._last[1])
+        grid = self.heights
+        near = grid[x0, z0] * (1 - ax) + grid[x1, z0] * ax
+        far = grid[x0, z1] * (1 - ax) + grid[x1, z1] * ax
+        result = near * (1 - az) + far * az
+        return float(result) if np.ndim(result) == 0 else result
+
+    def normals(self, x, z, step: float | None = None) -> np.ndarray:
+        """Unit surface normals at world (x, z) by central differences of `sample`, (..., 3)."""
+        step = self.cell_size if step is None else step
+        x, z = np.asarray(x, np.float32), np.asarray(z, np.float32)
+        dx = (np.asarray(self.sample(x + step, z)) - self.sample(x - step, z)) / (2 * step)
+        dz = (np.asarray(self.sample(x, z + step)) - self.sample(x, z - step)) / (2 * step)
+        n = np.stack([-dx, np.ones_like(dx), -dz], axis=-1)
+        return n / np.linalg.norm(n, axis=-1, keepdims=True)
+
+    def grid_normals(self) -> np.ndarray:
+        """Normals at every grid vertex, (w, h, 3)."""
+        gx, gz = np.gradient(self.heights.astype(np.float64), self.cell_size)
+        n = np.stack([-gx, np.ones_like(gx), -gz], axis=-1)
+        return (n / np.linalg.norm(n, axis=-1, keepdims=True)).astype(np.float32)
+
+    # -- files ---------------------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> None:
+        np.savez_compressed(path, heights=self.heights, cell_size=np.float32(self.cell_size),
+                            format_version=np.int32(FORMAT_VERSION))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Heightmap":
+        path = Path(path)
+        if not path.is_file():
+            raise HeightmapError("no such heightmap file", path)
+        if path.suffix.lower() == ".txt":
+            return cls.load_original_text(path)
+        if path.suffix.lower() != ".npz":
+            raise HeightmapError("unknown heightmap format (expected .npz, or the original .txt)", path)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if "heights" not in data.files:
+                    raise HeightmapError("the .npz has no 'heights' array", path)
+                heights, cell = data["heights"], float(data["cell_size"]) if "cell_size" in data.files else None
+        except HeightmapError:
+            raise
+        except Exception as error:
+            raise HeightmapError(f"not a readable .npz file ({error.__class__.__name__}: {error})", path) from None
+        if cell is None:
+            raise HeightmapError("the .npz has no 'cell_size' (world units per grid cell)", path)
+        return cls(heights, cell, name=str(path))
+
+    @classmethod
+    def load_original_text(cls, path: str | Path, multiplier: float = 1.0) -> "Heightmap":
+        """The original demo's text format (spec 3.1), including its quirks: every row gets one
+        extra trailing value (a copy of its last), the mean of all stored values is subtracted,
+        heights are scaled by 3 * multiplier, cells are 3.937007874 wide."""
+        path = Path(path)
+        rows = []
+        try:
+            with open(path, "r", encoding="ascii") as handle:
+                for number, line in enumerate(handle, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        rows.append(np.array(line.split(), dtype=np.float64))
+                    except ValueError:
+                        raise HeightmapError(f"line {number} holds a value that is not a number", path) from None
+        except UnicodeDecodeError:
+            raise HeightmapError("not a text heightmap (binary content)", path) from None
+        except OSError as error:
+            raise HeightmapError(f"cannot read ({error.strerror})", path) from None
+        if len(rows) < 2:
+            raise HeightmapError(f"has {len(rows)} rows; a heightmap needs at least 2", path)
+        lengths = {row.size for row in rows}
+        if len(lengths) != 1:
+            raise HeightmapError(f"rows have different lengths ({min(lengths)} to {max(lengths)} values)", path)
+        data = np.stack(rows)
+        data = np.concatenate([data, data[:, -1:]], axis=1)  # the original reader's extra column
+        if not np.all(np.isfinite(data)):
+            raise HeightmapError("holds NaN or infinite values", path)
+        heights = ORIGINAL_VERTICAL_SCALE * multiplier * (data - data.mean())
+        return cls(heights.astype(np.float32), ORIGINAL_CELL_SIZE, name=str(path))
+
+    @classmethod
+    def flat(cls, size: int = 500, cell_size: float = ORIGINAL_CELL_SIZE) -> "Heightmap":
+        return cls(np.zeros((size, size), np.float32), cell_size, name="flat")

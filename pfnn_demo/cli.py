@@ -42,6 +42,16 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Play the character, or with --headless simulate a script "
                                           "without a window and record the motion.")
     _add_network_options(run)
+    run.add_argument("--scene", default="plaza",
+                     help="scene name (see --list-scenes) or path to a scene .json (default: plaza)")
+    run.add_argument("--list-scenes", action="store_true", help="list the shipped scenes and exit")
+    run.add_argument("--headless", action="store_true", help="simulate without a window (needs --script)")
+    run.add_argument("--script", metavar="FILE",
+                     help="input script (.json, or the name of an example: walk_circle, jog_and_stop, ...)")
+    run.add_argument("--frames", type=int, metavar="N",
+                     help="frames to simulate at 60 per second (default: the script's length)")
+    run.add_argument("--record", metavar="OUT.npz", help="save the motion as a recording (.npz)")
+    run.add_argument("--no-ik", action="store_true", help="switch foot IK off (the script's 'ik' is ignored)")
     run.set_defaults(handler=_run)
 
     convert = commands.add_parser(
@@ -69,10 +79,60 @@ def _load_network(args):
     return PhaseFunctionedNetwork(load_weights(path), args.mode)
 
 
+def _list_scenes() -> int:
+    from .scene import load_scene_file, scene_files
+
+    for name, path in scene_files().items():
+        try:
+            scene = load_scene_file(path)
+            print(f"{name:16s} {scene.display_name}: {scene.description}")
+        except PfnnError as error:
+            print(f"{name:16s} (broken: {error})")
+    return 0
+
+
 def _run(args) -> int:
+    if args.list_scenes:
+        return _list_scenes()
+    if not args.headless:
+        raise PfnnError("the interactive window is not available in this build yet; "
+                        "simulate with `pfnn-demo run --headless --script FILE`")
+    return _run_headless(args)
+
+
+def _run_headless(args) -> int:
+    import dataclasses
+
+    from .controller import Controller
+    from .headless import simulate
+    from .input_script import InputScript
+    from .recording import Recorder
+    from .scene import load_scene
+
+    if not args.script:
+        raise PfnnError("--headless needs --script FILE (an input script; see README, 'Input scripts')")
+    if args.frames is not None and args.frames <= 0:
+        raise PfnnError(f"--frames must be positive, got {args.frames}")
+    script = InputScript.load(args.script)
+    if args.no_ik:
+        for segment in script.segments:
+            segment.state = dataclasses.replace(segment.state, ik=False)
+    scene = load_scene(args.scene)
     network = _load_network(args)
-    print(f"network: {network.weights.provenance or 'no provenance recorded'} ({network.mode} mode)")
-    raise PfnnError("the interactive window is not available in this build; use `pfnn-demo run --headless`")
+    frames = args.frames or script.frames
+    controller = Controller(network, scene)
+    recorder = Recorder() if args.record else None
+    print(f"simulating {frames} frames ({frames / 60:.1f} s) of {Path(args.script).name} in scene "
+          f"{scene.name!r}, {network.mode} mode{', IK off' if args.no_ik else ''}", file=sys.stderr)
+    seconds, failure = simulate(controller, script, frames, recorder, progress=sys.stderr.isatty())
+    done = len(recorder) if recorder is not None else (controller.frame)
+    print(f"{done} frames in {seconds:.2f} s ({done / max(seconds, 1e-9) / 60:.1f}x real time)", file=sys.stderr)
+    if recorder is not None and len(recorder):
+        path = recorder.save(args.record, scene.name, network.mode, network.weights.provenance)
+        print(f"wrote {path}", file=sys.stderr)
+    if failure is not None:
+        raise failure
+    return 0
 
 
 def _convert_weights(args) -> int:

@@ -19,7 +19,7 @@ from .input_state import InputState
 from .phase_network import PhaseFunctionedNetwork
 from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y, yaw_matrix
 from .scene import Scene
-from .skeleton import JOINT_COUNT, local_from_global
+from .skeleton import JOINT_COUNT
 from .trajectory import CROUCH, CURRENT, JOG, STAND, WALK, Trajectory
 
 # Weight of the new value in each per-frame blend (spec 1.3).
@@ -175,8 +175,7 @@ class Controller:
         global_anim[:, :3, 3] = positions   # the raw prediction, not the smoothed feedback
         self.ik_enabled = ik_enabled
         if ik_enabled:
-            local = local_from_global(global_anim)
-            self.global_transforms = self.ik.solve(local, self.contacts, self.scene.heightmap)
+            self.global_transforms = self.ik.solve(global_anim, self.contacts, self.scene.heightmap)
         else:
             self.global_transforms = global_anim
 

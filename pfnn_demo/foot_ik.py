@@ -1,16 +1,18 @@
 """Foot IK (spec 7): lock feet in contact, keep them on the terrain, align heels and toes.
 
-Both legs are solved at once: every quantity below has a leading axis of 2 (left, right).
-The pose is a set of local 4x4 transforms; the solver edits the local rotations of hip, knee,
-heel and toe and returns the new global transforms.
+Per-frame small-matrix work on two legs of four joints each, so it is written with pyglm
+(float32, the same maths library as the original demo) rather than with numpy, whose per-call
+overhead would dominate 4x4 operations.
 """
 
 from __future__ import annotations
 
+import math
+
+import glm
 import numpy as np
 
-from .rotation import axis_angle_matrix, matrix_to_quat, normalize, quat_slerp, quat_to_matrix
-from .skeleton import LEFT_LEG, RIGHT_LEG, forward_kinematics
+from .skeleton import LEFT_LEG, RIGHT_LEG
 from .terrain import Heightmap
 
 FADE = 0.075
@@ -22,36 +24,39 @@ EPSILON = 1.0
 HEEL_BEND = 4.0
 TOE_BEND_UP = 10.0
 
-_LEGS = {role: np.array([LEFT_LEG[role], RIGHT_LEG[role]]) for role in LEFT_LEG}
-# Effector slots: 0, 1 = left/right heel, 2, 3 = left/right toe (the original's HL, HR, TL, TR).
-_EFFECTOR_JOINTS = np.concatenate([_LEGS["heel"], _LEGS["toe"]])
-_EFFECTOR_LIFT = np.array([HEEL_HEIGHT, HEEL_HEIGHT, TOE_HEIGHT, TOE_HEIGHT], np.float32)
+LEGS = (LEFT_LEG, RIGHT_LEG)
+LEG_JOINTS = np.array([LEFT_LEG[r] for r in ("hip", "knee", "heel", "toe")]
+                      + [RIGHT_LEG[r] for r in ("hip", "knee", "heel", "toe")])
+# Effector slots, as the original: 0 left heel, 1 right heel, 2 left toe, 3 right toe.
+HEEL_SLOTS, TOE_SLOTS = (0, 1), (2, 3)
 
 
-def _angle(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    cosine = np.sum(normalize(u) * normalize(v), axis=-1)
-    return np.arccos(np.clip(cosine, -1.0, 1.0))
+def to_glm(matrix: np.ndarray) -> glm.mat4:
+    return glm.mat4(*matrix.T.ravel().tolist())  # glm is column-major
 
 
-def _terrain_y(terrain: Heightmap, points: np.ndarray) -> np.ndarray:
-    return np.asarray(terrain.sample(points[..., 0], points[..., 2]), np.float64)
+def from_glm(matrix: glm.mat4) -> np.ndarray:
+    return np.array(matrix.to_list(), np.float32).T
 
 
-def _blend_local(current: np.ndarray, target: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """mix_transforms: slerp the rotations, lerp the translations (per leg)."""
-    out = current.copy()
-    q = quat_slerp(matrix_to_quat(current[:, :3, :3]), matrix_to_quat(target[:, :3, :3]), weight)
-    out[:, :3, :3] = quat_to_matrix(q)
-    out[:, :3, 3] = current[:, :3, 3] + weight[:, None] * (target[:, :3, 3] - current[:, :3, 3])
-    return out
+def _angle(u: glm.vec3, v: glm.vec3) -> float:
+    return math.acos(min(max(glm.dot(glm.normalize(u), glm.normalize(v)), -1.0), 1.0))
 
 
-def _frame(columns: tuple[np.ndarray, np.ndarray, np.ndarray], origin: np.ndarray) -> np.ndarray:
-    transform = np.zeros((len(origin), 4, 4))
-    transform[:, :3, 0], transform[:, :3, 1], transform[:, :3, 2] = columns
-    transform[:, :3, 3] = origin
-    transform[:, 3, 3] = 1.0
-    return transform
+def _safe_normalize(v: glm.vec3, fallback: glm.vec3) -> glm.vec3:
+    length = glm.length(v)
+    return v / length if length > 1e-6 else fallback
+
+
+def _mix_transforms(a: glm.mat4, b: glm.mat4, t: float) -> glm.mat4:
+    """Slerp of the rotations (shortest arc), lerp of the translations (spec 6.1 mix_transforms)."""
+    rotation = glm.mat4_cast(glm.slerp(glm.quat_cast(glm.mat3(a)), glm.quat_cast(glm.mat3(b)), t))
+    rotation[3] = glm.mix(a[3], b[3], t)
+    return rotation
+
+
+def _frame(x: glm.vec3, y: glm.vec3, z: glm.vec3, origin: glm.vec3) -> glm.mat4:
+    return glm.mat4(glm.vec4(x, 0), glm.vec4(y, 0), glm.vec4(z, 0), glm.vec4(origin, 1))
 
 
 class FootIK:
@@ -61,108 +66,129 @@ class FootIK:
         self.reset(0.0)
 
     def reset(self, height: float) -> None:
-        self.lock = np.zeros(4)
-        self.position = np.zeros((4, 3))
-        self.height = np.full(4, float(height))
+        self.lock = [0.0] * 4
+        self.position = [glm.vec3(0)] * 4
+        self.height = [float(height)] * 4
 
-    def leg_contacts(self, contacts: np.ndarray) -> np.ndarray:
+    def leg_contacts(self, contacts: np.ndarray) -> tuple[float, float]:
         """Per-leg contact weight from the network's (L heel, L toe, R heel, R toe)."""
-        toes = np.array([contacts[1], contacts[3]], np.float64)
+        c = [float(v) for v in contacts]
         if self.use_heel_contacts:
-            return np.maximum(toes, [contacts[0], contacts[2]])
-        return toes
+            return max(c[0], c[1]), max(c[2], c[3])
+        return c[1], c[3]
 
-    def solve(self, local: np.ndarray, contacts: np.ndarray, terrain: Heightmap) -> np.ndarray:
-        """Edit `local` (J, 4, 4) in place; return the global transforms after IK."""
-        local64 = local.astype(np.float64)
-        global_ = forward_kinematics(local64)
+    def solve(self, global_pose: np.ndarray, contacts: np.ndarray, terrain: Heightmap) -> np.ndarray:
+        """Global transforms (J, 4, 4) of the network's pose -> the same after IK."""
+        height_at = terrain.height_at
         contact = self.leg_contacts(contacts)
+        chains = []
+        for leg in LEGS:
+            g = {role: to_glm(global_pose[leg[role]]) for role in ("root", "hip", "knee", "heel", "toe")}
+            local = {"hip": glm.inverse(g["root"]) * g["hip"], "knee": glm.inverse(g["hip"]) * g["knee"],
+                     "heel": glm.inverse(g["knee"]) * g["heel"], "toe": glm.inverse(g["heel"]) * g["toe"]}
+            chains.append((g, local))
 
-        # 7.1 targets: locked position where locked, never below the (smoothed) terrain.
-        keys = global_[_EFFECTOR_JOINTS, :3, 3]
-        keys = keys + self.lock[:, None] * (self.position - keys)
-        self.height += SMOOTHNESS * (_terrain_y(terrain, keys) + _EFFECTOR_LIFT - self.height)
-        keys[:, 1] = np.maximum(keys[:, 1], self.height)
-        heel_keys, toe_keys = keys[:2], keys[2:]
+        # 7.1 targets: the locked position where locked, never below the smoothed terrain.
+        keys = []
+        for slot, (leg, role, lift) in enumerate(((0, "heel", HEEL_HEIGHT), (1, "heel", HEEL_HEIGHT),
+                                                  (0, "toe", TOE_HEIGHT), (1, "toe", TOE_HEIGHT))):
+            key = glm.mix(glm.vec3(chains[leg][0][role][3]), self.position[slot], self.lock[slot])
+            self.height[slot] += SMOOTHNESS * (height_at(key.x, key.z) + lift - self.height[slot])
+            key.y = max(key.y, self.height[slot])
+            keys.append(key)
 
-        # 7.2 two-joint solve, hip and knee.
-        a = global_[_LEGS["hip"], :3, 3]
-        b = global_[_LEGS["knee"], :3, 3]
-        c = global_[_LEGS["heel"], :3, 3]
-        t = heel_keys
-        hip_rotation = global_[_LEGS["hip"], :3, :3]
-        knee_rotation = global_[_LEGS["knee"], :3, :3]
-        root_rotation = global_[_LEGS["root"], :3, :3]
-        lc = np.linalg.norm(b - a, axis=1)
-        la = np.linalg.norm(b - c, axis=1)
-        lt = np.clip(np.linalg.norm(t - a, axis=1), EPSILON, lc + la - EPSILON)
-        active = np.linalg.norm(c - t, axis=1) >= EPSILON
-        if np.any(active):
-            alpha0 = _angle(c - a, b - a)
-            beta0 = _angle(a - b, c - b)
-            gamma = _angle(c - a, t - a)
-            alpha1 = np.arccos(np.clip((la ** 2 - lc ** 2 - lt ** 2) / (-2 * lc * lt), -1, 1))
-            beta1 = np.arccos(np.clip((lt ** 2 - lc ** 2 - la ** 2) / (-2 * lc * la), -1, 1))
-            # A straight leg has no bending plane: bend about the hip's own x axis then.
-            hip_x = hip_rotation[:, :, 0]
-            n0 = normalize(np.cross(b - a, c - a), hip_x)
-            n1 = normalize(np.cross(t - a, c - a), hip_x)
-            r0 = axis_angle_matrix(-n0, alpha1 - alpha0)
-            r1 = axis_angle_matrix(-n0, beta1 - beta0)
-            r2 = axis_angle_matrix(-n1, gamma)
-            hip_local = np.swapaxes(root_rotation, 1, 2) @ (r2 @ r0 @ hip_rotation)
-            knee_local = np.swapaxes(hip_rotation, 1, 2) @ (r1 @ knee_rotation)
-            for leg in np.flatnonzero(active):
-                local64[_LEGS["hip"][leg], :3, :3] = hip_local[leg]
-                local64[_LEGS["knee"][leg], :3, :3] = knee_local[leg]
-            global_ = forward_kinematics(local64)
-
-        weight = np.clip(2.5 * contact, 0, 1)
-
-        # 7.3 heel orientation: point at the toe target, level across with the terrain.
-        heel = global_[_LEGS["heel"]]
-        h = heel[:, :3, 3]
-        across = 10 * heel[:, :3, 0]
-        s0, s1 = h + across, h - across
-        s0[:, 1] = np.clip(_terrain_y(terrain, s0) + TOE_HEIGHT, h[:, 1] - HEEL_BEND, h[:, 1] + HEEL_BEND)
-        s1[:, 1] = np.clip(_terrain_y(terrain, s1) + TOE_HEIGHT, h[:, 1] - HEEL_BEND, h[:, 1] + HEEL_BEND)
-        f = toe_keys.copy()
-        f[:, 1] = np.clip(f[:, 1], h[:, 1] - HEEL_BEND, h[:, 1] + HEEL_BEND)
-        z = normalize(f - h)
-        side = normalize(s0 - s1)
-        up = normalize(np.cross(side, z))
-        x = np.cross(z, up)
-        target = _frame((x, -up, z), h)
-        knee_global = global_[_LEGS["knee"]]
-        target_local = np.linalg.inv(knee_global) @ target
-        local64[_LEGS["heel"]] = _blend_local(local64[_LEGS["heel"]], target_local, weight)
-        global_ = forward_kinematics(local64)
-
-        # 7.4 toe orientation (the original samples the left toe's side point at the wrong x).
-        toe = global_[_LEGS["toe"]]
-        o = toe[:, :3, 3]
-        forward_point = o + 10 * toe[:, :3, 2]
-        s0, s1 = o + 10 * toe[:, :3, 0], o - 10 * toe[:, :3, 0]
-        for point in (forward_point, s0, s1):
-            point[:, 1] = np.clip(_terrain_y(terrain, point) + TOE_HEIGHT, o[:, 1], o[:, 1] + TOE_BEND_UP)
-        side = normalize(s0 - s1)
-        forward = normalize(forward_point - o)
-        up = normalize(np.cross(side, forward))
-        side = np.cross(forward, up)
-        target = _frame((side, -up, forward), o)
-        target_local = np.linalg.inv(global_[_LEGS["heel"]]) @ target
-        local64[_LEGS["toe"]] = _blend_local(local64[_LEGS["toe"]], target_local, weight)
-        global_ = forward_kinematics(local64)
+        for leg, (g, local) in enumerate(chains):
+            weight = min(max(2.5 * contact[leg], 0.0), 1.0)
+            self._two_joint(g, local, keys[HEEL_SLOTS[leg]])
+            self._forward(g, local)
+            if weight > 0:
+                self._orient_heel(g, local, keys[TOE_SLOTS[leg]], weight, height_at)
+                self._forward(g, local)
+                self._orient_toe(g, local, weight, height_at)
+                self._forward(g, local)
 
         # 7.5 locks: engage on contact, fade out after it.
-        for leg in range(2):
-            heel_slot, toe_slot = leg, leg + 2
-            if self.lock[heel_slot] == 0 and contact[leg] >= THRESHOLD:
-                self.lock[[heel_slot, toe_slot]] = 1.0
-                self.position[heel_slot] = global_[_LEGS["heel"][leg], :3, 3]
-                self.position[toe_slot] = global_[_LEGS["toe"][leg], :3, 3]
-            elif self.lock[heel_slot] > 0 and contact[leg] < THRESHOLD:
-                self.lock[[heel_slot, toe_slot]] = np.clip(self.lock[[heel_slot, toe_slot]] - FADE, 0, 1)
+        for leg, (g, _) in enumerate(chains):
+            heel, toe = HEEL_SLOTS[leg], TOE_SLOTS[leg]
+            if self.lock[heel] == 0 and contact[leg] >= THRESHOLD:
+                self.lock[heel] = self.lock[toe] = 1.0
+                self.position[heel] = glm.vec3(g["heel"][3])
+                self.position[toe] = glm.vec3(g["toe"][3])
+            elif self.lock[heel] > 0 and contact[leg] < THRESHOLD:
+                self.lock[heel] = min(max(self.lock[heel] - FADE, 0.0), 1.0)
+                self.lock[toe] = min(max(self.lock[toe] - FADE, 0.0), 1.0)
 
-        local[:] = local64
-        return global_.astype(np.float32)
+        out = global_pose.copy()
+        for leg, (g, _) in zip(LEGS, chains):
+            for role in ("hip", "knee", "heel", "toe"):
+                out[leg[role]] = from_glm(g[role])
+        return out
+
+    @staticmethod
+    def _forward(g: dict, local: dict) -> None:
+        g["hip"] = g["root"] * local["hip"]
+        g["knee"] = g["hip"] * local["knee"]
+        g["heel"] = g["knee"] * local["heel"]
+        g["toe"] = g["heel"] * local["toe"]
+
+    @staticmethod
+    def _two_joint(g: dict, local: dict, target: glm.vec3) -> None:
+        """Bend hip and knee so the heel reaches `target` (spec 7.2)."""
+        a, b, c = glm.vec3(g["hip"][3]), glm.vec3(g["knee"][3]), glm.vec3(g["heel"][3])
+        if glm.length(c - target) < EPSILON:
+            return
+        lc, la = glm.length(b - a), glm.length(b - c)
+        lt = min(max(glm.length(target - a), EPSILON), lc + la - EPSILON)
+        alpha0 = _angle(c - a, b - a)
+        beta0 = _angle(a - b, c - b)
+        gamma = _angle(c - a, target - a)
+        alpha1 = math.acos(min(max((la * la - lc * lc - lt * lt) / (-2 * lc * lt), -1.0), 1.0))
+        beta1 = math.acos(min(max((lt * lt - lc * lc - la * la) / (-2 * lc * la), -1.0), 1.0))
+        # A straight leg has no bending plane: bend about the hip's own x axis then.
+        hip_x = glm.vec3(g["hip"][0])
+        n0 = _safe_normalize(glm.cross(b - a, c - a), hip_x)
+        n1 = _safe_normalize(glm.cross(target - a, c - a), hip_x)
+        r0 = glm.rotate(alpha1 - alpha0, -n0)
+        r1 = glm.rotate(beta1 - beta0, -n0)
+        r2 = glm.rotate(gamma, -n1)
+        hip_rotation = glm.mat4(glm.mat3(g["hip"]))
+        knee_rotation = glm.mat4(glm.mat3(g["knee"]))
+        new_hip = glm.mat3(glm.inverse(glm.mat4(glm.mat3(g["root"]))) * r2 * r0 * hip_rotation)
+        new_knee = glm.mat3(glm.inverse(hip_rotation) * r1 * knee_rotation)
+        for role, rotation in (("hip", new_hip), ("knee", new_knee)):
+            transform = glm.mat4(rotation)
+            transform[3] = local[role][3]   # keep the translation
+            local[role] = transform
+
+    @staticmethod
+    def _orient_heel(g: dict, local: dict, toe_key: glm.vec3, weight: float, height_at) -> None:
+        """Point the heel at the toe target, level across with the terrain (spec 7.3)."""
+        h = glm.vec3(g["heel"][3])
+        across = 10.0 * glm.vec3(g["heel"][0])
+        s0, s1 = h + across, h - across
+        s0.y = min(max(height_at(s0.x, s0.z) + TOE_HEIGHT, h.y - HEEL_BEND), h.y + HEEL_BEND)
+        s1.y = min(max(height_at(s1.x, s1.z) + TOE_HEIGHT, h.y - HEEL_BEND), h.y + HEEL_BEND)
+        f = glm.vec3(toe_key)
+        f.y = min(max(f.y, h.y - HEEL_BEND), h.y + HEEL_BEND)
+        z = glm.normalize(f - h)
+        side = glm.normalize(s0 - s1)
+        up = glm.normalize(glm.cross(side, z))
+        x = glm.cross(z, up)
+        target_local = glm.inverse(g["knee"]) * _frame(x, -up, z, h)
+        local["heel"] = _mix_transforms(local["heel"], target_local, weight)
+
+    @staticmethod
+    def _orient_toe(g: dict, local: dict, weight: float, height_at) -> None:
+        """Lay the toe on the terrain (spec 7.4; the original's left-toe sample bug is fixed)."""
+        o = glm.vec3(g["toe"][3])
+        forward_point = o + 10.0 * glm.vec3(g["toe"][2])
+        across = 10.0 * glm.vec3(g["toe"][0])
+        s0, s1 = o + across, o - across
+        for point in (forward_point, s0, s1):
+            point.y = min(max(height_at(point.x, point.z) + TOE_HEIGHT, o.y), o.y + TOE_BEND_UP)
+        side = glm.normalize(s0 - s1)
+        forward = glm.normalize(forward_point - o)
+        up = glm.normalize(glm.cross(side, forward))
+        side = glm.cross(forward, up)
+        target_local = glm.inverse(g["heel"]) * _frame(side, -up, forward, o)
+        local["toe"] = _mix_transforms(local["toe"], target_local, weight)

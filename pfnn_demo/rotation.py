@@ -15,10 +15,16 @@ def yaw_of(directions: np.ndarray) -> np.ndarray:
 
 def rotate_y(vectors: np.ndarray, yaw: np.ndarray | float) -> np.ndarray:
     """Rotate (..., 3) vectors by `yaw` about +Y."""
+    if np.ndim(yaw) == 0:
+        return vectors @ yaw_matrix(float(yaw)).T.astype(vectors.dtype, copy=False)
     c, s = np.cos(yaw), np.sin(yaw)
-    x, y, z = vectors[..., 0], vectors[..., 1], vectors[..., 2]
-    x, y, z, c, s = np.broadcast_arrays(x, y, z, c, s)
-    return np.stack([c * x + s * z, y, -s * x + c * z], axis=-1).astype(vectors.dtype, copy=False)
+    shape = np.broadcast_shapes(vectors.shape, np.shape(yaw) + (3,))
+    out = np.empty(shape, dtype=vectors.dtype)
+    x, z = vectors[..., 0], vectors[..., 2]
+    out[..., 0] = c * x + s * z
+    out[..., 1] = vectors[..., 1]
+    out[..., 2] = c * z - s * x
+    return out
 
 
 def unrotate_y(vectors: np.ndarray, yaw: np.ndarray | float) -> np.ndarray:

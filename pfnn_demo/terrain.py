@@ -7,6 +7,7 @@ cell size `cell_size` (the original: 3.937007874 = 100/25.4), centred by integer
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,9 @@ class Heightmap:
         self._inv_cell = np.float32(1.0 / self.cell_size)
         self._centre = np.array([heights.shape[0] // 2, heights.shape[1] // 2], dtype=np.float32)
         self._last = np.array(heights.shape, dtype=np.int64) - 1
+        self._centre_x, self._centre_z = heights.shape[0] // 2, heights.shape[1] // 2
+        self._last_x, self._last_z = heights.shape[0] - 1, heights.shape[1] - 1
+        self._rows = None  # nested lists for height_at, built on first use
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -60,6 +64,24 @@ class Heightmap:
         far = grid[x0, z1] * (1 - ax) + grid[x1, z1] * ax
         result = near * (1 - az) + far * az
         return float(result) if np.ndim(result) == 0 else result
+
+    def height_at(self, x: float, z: float) -> float:
+        """`sample` for one point, in plain Python (a few times faster than numpy for scalars)."""
+        fx = x / self.cell_size + self._centre_x
+        fz = z / self.cell_size + self._centre_z
+        x_floor, z_floor = math.floor(fx), math.floor(fz)
+        ax, az = fx - x_floor, fz - z_floor
+        last_x, last_z = self._last_x, self._last_z
+        x0 = min(max(x_floor, 0), last_x)
+        x1 = min(max(x_floor + 1, 0), last_x)
+        z0 = min(max(z_floor, 0), last_z)
+        z1 = min(max(z_floor + 1, 0), last_z)
+        rows = self._rows
+        if rows is None:
+            rows = self._rows = self.heights.tolist()
+        near = rows[x0][z0] * (1 - ax) + rows[x1][z0] * ax
+        far = rows[x0][z1] * (1 - ax) + rows[x1][z1] * ax
+        return near * (1 - az) + far * az
 
     def normals(self, x, z, step: float | None = None) -> np.ndarray:
         """Unit surface normals at world (x, z) by central differences of `sample`, (..., 3)."""

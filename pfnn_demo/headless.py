@@ -1,0 +1,36 @@
+"""Run the simulation without a window: a script in, a recording out."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from .controller import Controller
+from .errors import NetworkOutputError
+from .input_script import InputScript
+from .recording import Recorder
+
+
+def simulate(controller: Controller, script: InputScript, frames: int, recorder: Recorder | None = None,
+             progress: bool = False) -> tuple[float, NetworkOutputError | None]:
+    """Step `frames` ticks of `script`; returns the wall time and the network failure, if one stopped it.
+
+    A failure keeps every frame recorded before it.
+    """
+    start = time.perf_counter()
+    report_every = max(frames // 20, 1)
+    for frame in range(frames):
+        controls = script.state(frame)
+        try:
+            controller.step(controls)
+        except NetworkOutputError as error:
+            return time.perf_counter() - start, error
+        if recorder is not None:
+            recorder.capture(controller, controls)
+        if progress and (frame + 1) % report_every == 0:
+            done = (frame + 1) / frames
+            bar = "#" * int(done * 30)
+            print(f"\r  [{bar:<30}] {frame + 1}/{frames} frames", end="", file=sys.stderr, flush=True)
+    if progress:
+        print(file=sys.stderr)
+    return time.perf_counter() - start, None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-import glm
+from pyglm import glm
 
 PITCH_MIN, PITCH_MAX = math.pi / 16, 2 * math.pi / 5
 DISTANCE_MIN, DISTANCE_MAX = 10.0, 10000.0

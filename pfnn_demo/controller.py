@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-import glm
+from pyglm import glm
 import numpy as np
 
 from .camera import OrbitCamera
@@ -30,6 +30,7 @@ CROUCHED_SMOOTH = 0.9
 GAIT_SMOOTH = 0.1
 JOINT_SMOOTH = 0.5
 TWO_PI = 2 * math.pi
+DIVERGENCE_STDS = 1e4   # outputs farther than this from the mean (in standard deviations) are a failure
 UP = glm.vec3(0, 1, 0)
 
 
@@ -57,6 +58,8 @@ class Controller:
         self.responsive = False
         self.frame = 0
         self._x = np.zeros(INPUT_SIZE, np.float32)
+        self._y_mean = network.weights.Ymean
+        self._y_limit = DIVERGENCE_STDS * network.weights.Ystd
         self.load_scene(scene)
 
     # -- state ----------------------------------------------------------------------------------
@@ -101,9 +104,10 @@ class Controller:
 
         phase_used = self.phase
         y = self.network.predict(x, phase_used)
-        if not np.all(np.isfinite(y)):
-            raise NetworkOutputError(f"the network produced NaN or infinite values at frame {self.frame} "
-                                     f"(phase {phase_used:.3f}); the character keeps its last valid pose")
+        if not np.all(np.abs(y - self._y_mean) <= self._y_limit):   # also false for NaN
+            raise NetworkOutputError(
+                f"the network produced NaN, infinite or absurd values (beyond {DIVERGENCE_STDS:.0e} standard "
+                f"deviations) at frame {self.frame} (phase {phase_used:.3f}); the last valid state is kept")
         out = read_output(y)
         self._apply_pose(out, controls.ik)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-import glm
+from pyglm import glm
 import numpy as np
 
 from .skeleton import LEFT_LEG, RIGHT_LEG

@@ -58,3 +58,35 @@ def make_random_weights(seed: int = 0, sizes=(342, 64, 48, 311)) -> NetworkWeigh
 @pytest.fixture
 def random_weights() -> NetworkWeights:
     return make_random_weights()
+
+
+@pytest.fixture(scope="session")
+def original_network_path(tmp_path_factory, original_weights):
+    """The reference network saved in the project format in a temporary folder (never in the repo)."""
+    from pfnn_demo.weights import save_npz
+
+    path = tmp_path_factory.mktemp("reference") / "original.npz"
+    save_npz(original_weights, path)
+    return path
+
+
+def random_script_dict(seed: int, seconds: float) -> dict:
+    """A seeded random input script: sticks anywhere in the disc, random triggers and toggles."""
+    rng = np.random.default_rng(seed)
+    segments, total = [], 0.0
+    while total < seconds:
+        duration = float(rng.uniform(0.2, 2.0))
+        angle, radius = rng.uniform(0, 2 * np.pi), np.sqrt(rng.uniform(0, 1))
+        look_angle = rng.uniform(0, 2 * np.pi)
+        segments.append({
+            "duration": duration,
+            "move": [float(radius * np.cos(angle)), float(radius * np.sin(angle))],
+            "look": [float(0.5 * np.cos(look_angle)), float(0.5 * np.sin(look_angle))] if rng.random() < 0.3 else [0, 0],
+            "jog": float(rng.choice([0.0, 1.0, rng.uniform()])),
+            "strafe": float(rng.choice([0.0, 1.0, rng.uniform()])),
+            "crouch": bool(rng.random() < 0.15),
+            "responsive": bool(rng.random() < 0.3),
+            "ik": bool(rng.random() < 0.8),
+        })
+        total += duration
+    return {"description": f"random input, seed {seed}", "segments": segments}

@@ -1,0 +1,124 @@
+"""The command line: help, clear errors, weight conversion, headless runs and their recordings."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from pfnn_demo.cli import main
+from pfnn_demo.controller import Controller
+from pfnn_demo.errors import NetworkOutputError
+from pfnn_demo.headless import simulate
+from pfnn_demo.input_script import InputScript
+from pfnn_demo.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.recording import Recorder
+from pfnn_demo.scene import load_scene
+from pfnn_demo.weights import load_npz, save_npz, save_original_folder
+
+from conftest import make_random_weights
+
+RECORDING_KEYS = {"fps": (), "root_position": (3,), "root_direction": (3,), "joint_positions": (31, 3),
+                  "joint_positions_raw": (31, 3), "contacts": (4,), "phase": (), "gait": (6,), "stick": (2,),
+                  "trigger": (2,), "joint_names": (31,), "parents": (31,), "scene": (), "mode": ()}
+
+
+def test_help_lists_the_subcommands(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("run", "convert-weights"):
+        assert command in out
+
+
+def test_missing_network_says_how_to_pass_one(capsys, monkeypatch, tmp_path):
+    import pfnn_demo.resources as resources
+    monkeypatch.setattr(resources, "default_network_path", lambda: tmp_path / "pfnn.npz")
+    assert main(["--headless", "--script", "walk_circle"]) == 2
+    err = capsys.readouterr().err
+    assert "no network is installed" in err and "--network PATH" in err
+
+
+def test_convert_weights(tmp_path, capsys):
+    weights = make_random_weights(seed=2)
+    save_original_folder(weights, tmp_path / "pfnn", count=50)
+    assert main(["convert-weights", str(tmp_path / "pfnn"), str(tmp_path / "out.npz")]) == 0
+    converted = load_npz(tmp_path / "out.npz")
+    np.testing.assert_allclose(converted.W1, weights.W1, atol=1e-5)
+    assert "wrote" in capsys.readouterr().out
+    assert main(["convert-weights", str(tmp_path / "nothing"), str(tmp_path / "x.npz")]) == 2
+    assert "no such network folder" in capsys.readouterr().err
+
+
+def test_headless_run_writes_a_documented_recording(tmp_path):
+    network = tmp_path / "net.npz"
+    save_npz(make_random_weights(seed=3), network)
+    out = tmp_path / "rec.npz"
+    code = main(["run", "--headless", "--network", str(network), "--scene", "tunnel", "--script", "strafe",
+                 "--frames", "90", "--record", str(out), "--mode", "linear", "--no-ik"])
+    assert code == 0
+    with np.load(out) as recording:
+        for key, shape in RECORDING_KEYS.items():
+            assert key in recording.files, key
+            values = recording[key]
+            if key in ("fps", "scene", "mode", "joint_names", "parents"):
+                continue
+            assert values.shape == (90,) + shape, key
+        assert str(recording["scene"]) == "tunnel" and str(recording["mode"]) == "linear"
+        assert int(recording["fps"]) == 60
+        # IK off: the drawn pose is the network's.
+        np.testing.assert_allclose(recording["joint_positions"], recording["joint_positions_raw"], atol=1e-4)
+
+
+def test_headless_errors_are_one_line(tmp_path, capsys):
+    network = tmp_path / "net.npz"
+    save_npz(make_random_weights(seed=3), network)
+    assert main(["run", "--headless", "--network", str(network)]) == 2
+    assert "needs --script" in capsys.readouterr().err
+    assert main(["run", "--headless", "--network", str(network), "--script", "walk_circle", "--scene", "moon"]) == 2
+    assert "unknown scene 'moon'" in capsys.readouterr().err
+    assert main(["run", "--headless", "--network", str(tmp_path / "none.npz"), "--script", "walk_circle"]) == 2
+    assert "none.npz: no such" in capsys.readouterr().err
+
+
+def test_network_producing_nan_stops_with_a_clear_error_and_keeps_the_recording(tmp_path, capsys):
+    weights = make_random_weights(seed=4)
+    weights.W2 *= 1e37   # finite weights, but the output overflows to infinity
+    network = tmp_path / "overflow.npz"
+    save_npz(weights, network)
+    out = tmp_path / "rec.npz"
+    assert main(["run", "--headless", "--network", str(network), "--script", "walk_circle", "--frames", "30",
+                 "--record", str(out)]) == 2
+    assert "NaN, infinite or absurd values" in capsys.readouterr().err
+
+
+class FailingNetwork(PhaseFunctionedNetwork):
+    """A real network whose output turns to NaN after a number of calls (a diverging network)."""
+
+    def __init__(self, weights, fail_after):
+        super().__init__(weights, "cubic")
+        self.calls, self.fail_after = 0, fail_after
+
+    def predict(self, x, phase):
+        self.calls += 1
+        y = super().predict(x, phase)
+        return y * np.nan if self.calls > self.fail_after else y
+
+
+def test_failure_mid_run_keeps_every_earlier_frame():
+    controller = Controller(FailingNetwork(make_random_weights(seed=5), fail_after=25), load_scene("plaza"))
+    recorder = Recorder()
+    _, failure = simulate(controller, InputScript.load("walk_circle"), 100, recorder)
+    assert isinstance(failure, NetworkOutputError) and "frame 25" in str(failure)
+    assert len(recorder) == 25
+    assert np.all(np.isfinite(recorder.arrays()["joint_positions"]))
+
+
+def test_simulation_core_imports_neither_pygame_nor_moderngl():
+    code = ("import sys, pfnn_demo.controller, pfnn_demo.headless, pfnn_demo.recording, pfnn_demo.cli; "
+            "bad = [m for m in ('pygame', 'moderngl', 'moderngl_window') if m in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,159 @@
+"""The headless simulation with the original network: parity with the original demo, behaviour, robustness."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pfnn_demo.controller import Controller
+from pfnn_demo.headless import simulate
+from pfnn_demo.input_script import InputScript
+from pfnn_demo.input_state import InputState
+from pfnn_demo.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.recording import Recorder
+from pfnn_demo.scene import load_scene
+
+from conftest import random_script_dict, require_shared
+
+FPS = 60
+
+
+def run(weights, script, frames=None, scene="plaza", mode="cubic", **controller_options):
+    if isinstance(script, dict):
+        script = InputScript.from_dict(script)
+    controller = Controller(PhaseFunctionedNetwork(weights, mode), load_scene(scene), **controller_options)
+    recorder = Recorder()
+    _, failure = simulate(controller, script, frames or script.frames, recorder)
+    assert failure is None
+    return recorder.arrays(), controller
+
+
+def segments(*items):
+    return {"segments": [dict(duration=d, **fields) for d, fields in items]}
+
+
+def test_reset_input_equals_golden_first_frame(original_weights, golden_frame):
+    controller = Controller(PhaseFunctionedNetwork(original_weights, "constant"), load_scene("plaza"))
+    controller.step(InputState())
+    assert np.max(np.abs(controller.last_input - golden_frame["X"])) < 1e-4
+    assert np.max(np.abs(controller.last_output - golden_frame["Y"])) < 1e-4
+
+
+@pytest.mark.parametrize("name", ["a_walk", "c_turn"])
+def test_reproduces_the_original_demo_under_its_scripts(original_weights, name):
+    """Same pad input as the original demo's recording: inputs, outputs and poses agree frame by frame."""
+    with np.load(require_shared(f"reference/oracle/{name}.npz")) as data:
+        oracle = {key: data[key] for key in ("axes", "X", "Y", "root_position", "joint_positions", "phase")}
+    controller = Controller(PhaseFunctionedNetwork(original_weights, "constant"), load_scene("plaza"))
+    worst = {"X": 0.0, "Y": 0.0, "root": 0.0, "joints": 0.0}
+    for frame, axes in enumerate(oracle["axes"]):
+        controller.step(InputState.from_sdl_axes(axes))
+        worst["X"] = max(worst["X"], np.max(np.abs(controller.last_input - oracle["X"][frame])))
+        worst["Y"] = max(worst["Y"], np.max(np.abs(controller.last_output - oracle["Y"][frame])))
+        worst["root"] = max(worst["root"], np.max(np.abs(controller.root_position - oracle["root_position"][frame])))
+        worst["joints"] = max(worst["joints"], np.max(np.abs(controller.joint_positions_final
+                                                             - oracle["joint_positions"][frame])))
+    # Units are about 1 cm: the whole run (10-12 s, closed loop, IK on) stays within 0.1 mm.
+    assert worst["X"] < 0.01 and worst["Y"] < 0.01, worst
+    assert worst["root"] < 0.01 and worst["joints"] < 0.01, worst
+
+
+def test_same_script_twice_gives_identical_recordings(original_weights):
+    script = random_script_dict(seed=11, seconds=8)
+    first, _ = run(original_weights, script)
+    second, _ = run(original_weights, script)
+    assert first.keys() == second.keys()
+    for key in first:
+        np.testing.assert_array_equal(first[key], second[key], err_msg=key)
+
+
+def _speed_and_heading(recording, start_frame):
+    root = recording["root_position"][start_frame:]
+    displacement = root[-1] - root[0]
+    seconds = (len(root) - 1) / FPS
+    return np.linalg.norm(displacement[[0, 2]]) / seconds, displacement
+
+
+def test_walk_forward_speed_and_direction_then_jog_is_faster(original_weights):
+    walk, _ = run(original_weights, segments((1, {}), (20, {"move": [0, 1]})))
+    jog, _ = run(original_weights, segments((1, {}), (20, {"move": [0, 1], "jog": 1.0})))
+    walk_speed, walk_displacement = _speed_and_heading(walk, 3 * FPS)
+    jog_speed, _ = _speed_and_heading(jog, 3 * FPS)
+    # Stick forward with the camera at yaw 0 (looking along -X) walks along -X; the walls at
+    # +-975 stop a 20 s walk, so measure the first 6 s after the start-up.
+    early_speed, early = _speed_and_heading({"root_position": walk["root_position"][:9 * FPS]}, 3 * FPS)
+    heading = math.degrees(math.atan2(abs(early[2]), -early[0]))
+    assert heading < 10, f"walked {heading:.1f} degrees off the stick direction"
+    assert 90 < early_speed < 200, f"walking speed {early_speed:.0f} units/s"   # about 0.9-2 m/s
+    jog_early, _ = _speed_and_heading({"root_position": jog["root_position"][:6 * FPS]}, 2 * FPS)
+    assert jog_early > 1.5 * early_speed, (jog_early, early_speed)
+    assert np.all(np.abs(walk["root_position"][:, [0, 2]]) < 975)
+    assert walk_speed > 0 and jog_speed > 0
+
+
+def test_180_degree_turn_is_followed_within_1_5_seconds(original_weights):
+    recording, _ = run(original_weights, segments((1, {}), (3, {"move": [0, 1]}), (3, {"move": [0, -1]})))
+    turn_frame = 4 * FPS
+    wanted = np.array([1.0, 0.0, 0.0])   # stick back with the camera looking along -X
+    directions = recording["root_direction"][turn_frame:]
+    angles = np.degrees(np.arccos(np.clip(directions @ wanted, -1, 1)))
+    followed = np.flatnonzero(angles < 20)
+    assert len(followed) and followed[0] <= 1.5 * FPS, f"still {angles[int(1.5 * FPS)]:.0f} degrees off after 1.5 s"
+    assert np.all(angles[int(1.5 * FPS):] < 30)
+
+
+def test_root_never_crosses_a_wall_under_random_input(original_weights):
+    recording, controller = run(original_weights, random_script_dict(seed=5, seconds=60))
+    walls = controller.scene.areas
+    root = recording["root_position"][:, [0, 2]].astype(np.float64)
+    assert np.all(np.abs(root) < 975), "the root left the walled square"
+    # Pushed out to the wall's width (20): never closer than that, up to float rounding.
+    assert np.min(walls.wall_distance(root)) > 20 - 1e-3
+
+
+def test_crouch_area_raises_crouch_gait_and_lowers_the_head(original_weights):
+    # Start inside the tunnel's crouch area, walk along it (-X), then out of it sideways (+Z).
+    script = segments((1, {}), (4, {"move": [0, 1]}), (4, {"move": [1, 0]}), (3, {"move": [1, 0]}))
+    recording, _ = run(original_weights, script, scene="tunnel")
+    inside = slice(2 * FPS, 5 * FPS)
+    outside = slice(10 * FPS, 12 * FPS)
+    crouch = recording["gait"][:, 3]
+    assert np.mean(crouch[inside]) > 0.3 and np.mean(crouch[outside]) < 0.05
+    head = recording["joint_positions"][:, 16, 1]
+    assert np.mean(head[inside]) < np.mean(head[outside]) - 15, (np.mean(head[inside]), np.mean(head[outside]))
+
+
+def test_ten_thousand_random_frames_stay_finite(original_weights):
+    recording, _ = run(original_weights, random_script_dict(seed=7, seconds=10000 / FPS + 2), frames=10000,
+                       mode="linear")
+    for key, values in recording.items():
+        assert np.all(np.isfinite(values)), key
+
+
+def _contact_feet(recording, threshold):
+    """Horizontal speed (units/s) and height of heel and toe joints on frames of their own contact."""
+    joints = recording["joint_positions"][:, [4, 5, 9, 10]]
+    speed = np.linalg.norm(np.diff(joints[:, :, [0, 2]], axis=0), axis=-1) * FPS
+    in_contact = recording["contacts"][1:] > threshold
+    return speed[in_contact], joints[1:, :, 1], in_contact
+
+
+def test_foot_ik_holds_contact_feet_on_the_terrain_and_reduces_sliding(original_weights):
+    script = InputScript.load("walk_circle")
+    with_ik, _ = run(original_weights, script)
+    for segment in script.segments:
+        segment.state.ik = False
+    without_ik, _ = run(original_weights, script)
+    speed_on, heights, contact = _contact_feet(with_ik, 0.5)
+    speed_off, _, _ = _contact_feet(without_ik, 0.5)
+    assert np.mean(speed_on) < 0.75 * np.mean(speed_off), (np.mean(speed_on), np.mean(speed_off))
+    # Bound on flat ground (height 0): in firm contact (> 0.8) the heel joint (the ankle, about
+    # 8 above the sole in this skeleton) stays within (0, 10] and the toe joint within (0, 5].
+    firm = with_ik["contacts"][1:] > 0.8
+    heel_heights = heights[:, [0, 2]][firm[:, [0, 2]]]
+    toe_heights = heights[:, [1, 3]][firm[:, [1, 3]]]
+    assert len(heel_heights) > 100 and len(toe_heights) > 100
+    assert np.all((heel_heights > 0) & (heel_heights <= 10)), (heel_heights.min(), heel_heights.max())
+    assert np.all((toe_heights > 0) & (toe_heights <= 5)), (toe_heights.min(), toe_heights.max())

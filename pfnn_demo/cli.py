@@ -95,6 +95,7 @@ def _run(args) -> int:
     if args.list_scenes:
         return _list_scenes()
     if not args.headless:
+        _load_network(args)   # a missing network is the first thing to report
         raise PfnnError("the interactive window is not available in this build yet; "
                         "simulate with `pfnn-demo run --headless --script FILE`")
     return _run_headless(args)

@@ -14,7 +14,7 @@ from . import __version__
 from .errors import PfnnError
 from .phase_network import MODES
 
-SUBCOMMANDS = ("run", "convert-weights")
+SUBCOMMANDS = ("run", "screenshot", "convert-weights")
 
 DESCRIPTION = """\
 Phase-Functioned Neural Network character controller (Holden, Komura, Saito, SIGGRAPH 2017).
@@ -52,7 +52,23 @@ def build_parser() -> argparse.ArgumentParser:
                      help="frames to simulate at 60 per second (default: the script's length)")
     run.add_argument("--record", metavar="OUT.npz", help="save the motion as a recording (.npz)")
     run.add_argument("--no-ik", action="store_true", help="switch foot IK off (the script's 'ik' is ignored)")
+    run.add_argument("--fullscreen", action="store_true", help="open the window fullscreen (F11 toggles)")
+    run.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="window size (default 1280x720)")
     run.set_defaults(handler=_run)
+
+    shot = commands.add_parser(
+        "screenshot", help="render a picture offscreen (no window) after playing a script",
+        description="Simulate a script headless, then render the last frame offscreen through EGL and "
+                    "save it as a PNG. Needs no display.")
+    shot.add_argument("output", metavar="OUT.png", help="picture to write")
+    _add_network_options(shot)
+    shot.add_argument("--scene", default="plaza", help="scene name or path (default: plaza)")
+    shot.add_argument("--script", default="walk_circle", help="input script to play first (default: walk_circle)")
+    shot.add_argument("--frames", type=int, default=240, metavar="N", help="frames to play first (default 240)")
+    shot.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="picture size (default 1280x720)")
+    shot.add_argument("--no-hud", action="store_true", help="leave out the HUD")
+    shot.add_argument("--no-debug", action="store_true", help="leave out the trajectory and area drawing")
+    shot.set_defaults(handler=_screenshot)
 
     convert = commands.add_parser(
         "convert-weights", help="convert an original PFNN network folder to the project's .npz",
@@ -63,6 +79,16 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("--provenance", help="text stored with the weights (default: names the source and licence)")
     convert.set_defaults(handler=_convert_weights)
     return parser
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1280x720, got {text!r}") from None
+    if not (16 <= width <= 16384 and 16 <= height <= 16384):
+        raise argparse.ArgumentTypeError(f"size {text} is out of range (16 to 16384 pixels a side)")
+    return width, height
 
 
 def _load_network(args):
@@ -94,11 +120,42 @@ def _list_scenes() -> int:
 def _run(args) -> int:
     if args.list_scenes:
         return _list_scenes()
-    if not args.headless:
-        _load_network(args)   # a missing network is the first thing to report
-        raise PfnnError("the interactive window is not available in this build yet; "
-                        "simulate with `pfnn-demo run --headless --script FILE`")
-    return _run_headless(args)
+    if args.headless:
+        return _run_headless(args)
+    network = _load_network(args)   # a missing network is the first thing to report
+    from .scene import load_scene
+    from .window_app import run_window
+
+    load_scene(args.scene)   # reports a bad scene before a window opens
+    run_window(network, args.scene, args.size, args.fullscreen)
+    return 0
+
+
+def _screenshot(args) -> int:
+    from .controller import Controller
+    from .headless import simulate
+    from .input_script import InputScript
+    from .render.hud import Hud
+    from .render.offscreen import OffscreenTarget, create_offscreen_context, save_png
+    from .render.renderer import Renderer, ViewOptions
+    from .scene import load_scene
+
+    script = InputScript.load(args.script)
+    scene = load_scene(args.scene)
+    network = _load_network(args)
+    controller = Controller(network, scene)
+    _, failure = simulate(controller, script, max(args.frames, 1))
+    if failure is not None:
+        raise failure
+    ctx = create_offscreen_context()
+    target = OffscreenTarget(ctx, args.size)
+    renderer = Renderer(ctx)
+    controls = script.state(max(args.frames, 1) - 1)
+    overlays = [] if args.no_hud else [("hud", Hud().draw(controls, controller, 60.0, scene.display_name), (12, 12))]
+    renderer.render(target.framebuffer, controller, ViewOptions(debug=not args.no_debug), overlays)
+    path = save_png(target.read(), args.output)
+    print(f"wrote {path} ({args.size[0]}x{args.size[1]}, {ctx.info['GL_RENDERER']})")
+    return 0
 
 
 def _run_headless(args) -> int:

@@ -1,0 +1,226 @@
+"""The interactive demo's logic, apart from any window: input, fixed-tick simulation, menu, drawing.
+
+`Demo` runs on any moderngl context, so the window app and the tests (offscreen, EGL) share it.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .camera import PITCH_MAX, PITCH_MIN
+from .controller import Controller
+from .devices import MOUSE_TURN, PlayerInput, pygame
+from .errors import NetworkOutputError, PfnnError
+from .phase_network import MODES, PhaseFunctionedNetwork
+from .render.hud import Hud
+from .render.menu import Entry, Menu, Page
+from .render.renderer import Renderer, ViewOptions
+from .scene import load_scene, scene_files
+
+TICK = 1.0 / 60.0
+MAX_STEPS_PER_FRAME = 8     # beyond this the simulation slows instead of spiralling
+NOTE_SECONDS = 4.0
+
+_MENU_KEYS = {pygame.K_UP: "up", pygame.K_w: "up", pygame.K_DOWN: "down", pygame.K_s: "down",
+              pygame.K_LEFT: "left", pygame.K_a: "left", pygame.K_RIGHT: "right", pygame.K_d: "right",
+              pygame.K_RETURN: "select", pygame.K_KP_ENTER: "select", pygame.K_SPACE: "select",
+              pygame.K_ESCAPE: "back", pygame.K_BACKSPACE: "back"}
+_MENU_BUTTONS = {"dpup": "up", "dpdown": "down", "dpleft": "left", "dpright": "right", "a": "select", "b": "back"}
+
+
+class Demo:
+    def __init__(self, ctx, network: PhaseFunctionedNetwork, scene: str = "plaza"):
+        self.ctx = ctx
+        self.scene_names = list(scene_files())
+        self.controller = Controller(network, load_scene(scene))
+        self.renderer = Renderer(ctx)
+        self.input = PlayerInput()
+        self.hud = Hud()
+        self.menu = Menu()
+        self.options = ViewOptions()
+        self.accumulator = 0.0
+        self.fps = 60.0
+        self.quit_requested = False
+        self._note, self._note_until = "", 0.0
+        self.last_input = self.input.state(None)
+
+    # -- notes -----------------------------------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        self._note, self._note_until = text, time.monotonic() + NOTE_SECONDS
+
+    @property
+    def note(self) -> str:
+        return self._note if time.monotonic() < self._note_until else ""
+
+    # -- actions -----------------------------------------------------------------------------------
+
+    def load_scene(self, name: str) -> None:
+        try:
+            self.controller.load_scene(load_scene(name))
+            self.say(f"Scene: {self.controller.scene.display_name}")
+        except PfnnError as error:
+            self.say(f"Cannot load scene {name}: {error.detail}")
+
+    def set_mode(self, mode: str) -> None:
+        self.controller.network.set_mode(mode)
+        self.say(f"Network mode: {mode}")
+
+    def cycle_mode(self, step: int) -> None:
+        index = MODES.index(self.controller.network.mode)
+        self.set_mode(MODES[(index + step) % len(MODES)])
+
+    # -- menu ------------------------------------------------------------------------------------
+
+    def open_menu(self) -> None:
+        toggles = self.input.toggles
+        camera = self.controller.camera
+
+        def flip(name):
+            return lambda: setattr(toggles, name, not getattr(toggles, name))
+
+        def on_off(value):
+            return "on" if value else "off"
+
+        def flip_invert():
+            camera.invert_y = not camera.invert_y
+
+        entries = [
+            Entry(lambda: "Resume", self.menu.close),
+            Entry(lambda: f"Scene: {self.controller.scene.display_name}  >", lambda: self.menu.push(self._scene_page())),
+            Entry(lambda: f"Network mode:  < {self.controller.network.mode} >", lambda: self.cycle_mode(1),
+                  lambda: self.cycle_mode(-1), lambda: self.cycle_mode(1)),
+            Entry(lambda: f"Foot IK: {on_off(toggles.ik)}", flip("ik")),
+            Entry(lambda: f"Debug drawing: {on_off(toggles.debug)}", flip("debug")),
+            Entry(lambda: f"Responsive: {on_off(toggles.responsive)}", flip("responsive")),
+            Entry(lambda: f"Invert camera Y: {on_off(camera.invert_y)}", flip_invert),
+            Entry(lambda: "About  >", lambda: self.menu.push(self._about_page())),
+            Entry(lambda: "Quit", self.request_quit),
+        ]
+        self.menu.show(Page("pfnn-demo", entries))
+
+    def _scene_page(self) -> Page:
+        def chooser(name):
+            def choose():
+                self.load_scene(name)
+                self.menu.close()
+            return choose
+        return Page("Scene", [Entry(lambda n=name: n, chooser(name)) for name in self.scene_names])
+
+    def _about_page(self) -> Page:
+        provenance = self.controller.network.weights.provenance or "no provenance recorded"
+        lines = _wrap("Network: " + provenance, 64) + [
+            "Phase-Functioned Neural Networks for Character Control,",
+            "Holden, Komura, Saito, SIGGRAPH 2017."]
+        return Page("About", [Entry(lambda: "Back", self.menu.back)], text=lines)
+
+    def request_quit(self) -> None:
+        self.quit_requested = True
+
+    # -- events ------------------------------------------------------------------------------------
+
+    def on_key(self, key: int, pressed: bool) -> None:
+        keyboard = self.input.keyboard
+        if not pressed:
+            keyboard.down.discard(key)
+            return
+        if self.menu.open:
+            if key in _MENU_KEYS:
+                self.menu.navigate(_MENU_KEYS[key])
+            return
+        keyboard.down.add(key)
+        toggles = self.input.toggles
+        if key == pygame.K_ESCAPE:
+            self.open_menu()
+        elif key == pygame.K_c:
+            toggles.crouch = not toggles.crouch
+        elif key == pygame.K_F1:
+            toggles.debug = not toggles.debug
+        elif key == pygame.K_F2:
+            toggles.ik = not toggles.ik
+        elif key == pygame.K_r:
+            toggles.responsive = not toggles.responsive
+        elif key == pygame.K_m:
+            self.cycle_mode(1)
+        elif pygame.K_1 <= key <= pygame.K_9 and key - pygame.K_1 < len(self.scene_names):
+            self.load_scene(self.scene_names[key - pygame.K_1])
+
+    def on_mouse_drag(self, dx: float, dy: float) -> None:
+        if self.menu.open:
+            return
+        camera = self.controller.camera
+        camera.yaw += dx * MOUSE_TURN
+        tilt = -dy if camera.invert_y else dy
+        camera.pitch = min(max(camera.pitch + tilt * MOUSE_TURN, PITCH_MIN), PITCH_MAX)
+
+    def on_scroll(self, dy: float) -> None:
+        self.input.wheel_zoom -= 2.0 * dy
+
+    def on_click(self, x: int, y: int, size) -> None:
+        if self.menu.open:
+            self.menu.click(x, y, size)
+
+    def on_mouse_move(self, x: int, y: int, size) -> None:
+        if self.menu.open:
+            self.menu.hover(x, y, size)
+
+    # -- frame ---------------------------------------------------------------------------------------
+
+    def update(self, seconds: float) -> int:
+        """Poll devices and advance the simulation in fixed 1/60 s ticks; returns the ticks taken."""
+        if seconds > 0:
+            self.fps += 0.05 * (1.0 / max(seconds, 1e-4) - self.fps)
+        note = self.input.gamepad.poll()
+        if note:
+            self.say(note)
+        reading = self.input.gamepad.read()
+        axes = None
+        if reading is not None:
+            axes, pressed = reading
+            if self.menu.open:
+                for button, action in _MENU_BUTTONS.items():
+                    if button in pressed:
+                        self.menu.navigate(action)
+                if "start" in pressed:
+                    self.menu.close()
+            else:
+                if "start" in pressed and "back" in pressed:
+                    self.open_menu()
+                self.input.gameplay_buttons(pressed)
+        controls = self.input.state(None if self.menu.open else axes)
+        if self.menu.open:   # the character stands still while the menu is up
+            controls.move_x = controls.move_y = controls.look_x = controls.look_y = 0.0
+            controls.jog = controls.strafe = controls.zoom = 0.0
+        self.options.debug = controls.debug
+        self.last_input = controls
+
+        self.accumulator = min(self.accumulator + seconds, MAX_STEPS_PER_FRAME * TICK)
+        steps = 0
+        while self.accumulator >= TICK - 1e-9:
+            self.accumulator -= TICK
+            try:
+                self.controller.step(controls)
+            except NetworkOutputError as error:
+                self.controller.reset(self.controller.scene.start)
+                self.say("Network failure, character reset: " + error.detail[:60])
+            steps += 1
+        return steps
+
+    def render(self, framebuffer) -> None:
+        size = framebuffer.size
+        overlays = [("hud", self.hud.draw(self.last_input, self.controller, self.fps,
+                                          self.controller.scene.display_name, self.note), (12, 12))]
+        if self.menu.open:
+            overlays.append(("menu", self.menu.draw(size), (0, 0)))
+        self.renderer.render(framebuffer, self.controller, self.options, overlays)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines, line = [], ""
+    for word in text.split():
+        if len(line) + len(word) + 1 > width and line:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    return lines + ([line] if line else [])

@@ -1,0 +1,117 @@
+"""The character's body, built from the skeleton: a capsule per bone, smooth skin weights.
+
+Built once in the rest pose (identity joint rotations at the rest positions of
+`skeleton.rest_pose_globals`), then skinned on the GPU with linear blend skinning:
+skin matrix of joint j = [R_j | p_j] . [I | -rest_j].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..skeleton import JOINT_NAMES, PARENTS, rest_pose_globals
+
+_INDEX = {name: i for i, name in enumerate(JOINT_NAMES)}
+
+# (bone start joint, bone end joint, radius at start, radius at end). The start joint drives the bone.
+BONES = [
+    ("Hips", "LeftUpLeg", 9.0, 8.0), ("Hips", "RightUpLeg", 9.0, 8.0),
+    ("LeftUpLeg", "LeftLeg", 7.5, 5.5), ("LeftLeg", "LeftFoot", 5.5, 4.0), ("LeftFoot", "LeftToeBase", 4.0, 3.5),
+    ("RightUpLeg", "RightLeg", 7.5, 5.5), ("RightLeg", "RightFoot", 5.5, 4.0),
+    ("RightFoot", "RightToeBase", 4.0, 3.5),
+    ("Hips", "Spine", 11.0, 12.0), ("Spine", "Spine1", 12.0, 13.0), ("Spine1", "Neck1", 7.0, 5.0),
+    ("Neck1", "Head", 4.5, 5.0),
+    ("Spine1", "LeftArm", 7.0, 5.5), ("LeftArm", "LeftForeArm", 5.0, 4.0), ("LeftForeArm", "LeftHand", 4.0, 3.2),
+    ("Spine1", "RightArm", 7.0, 5.5), ("RightArm", "RightForeArm", 5.0, 4.0),
+    ("RightForeArm", "RightHand", 4.0, 3.2),
+]
+# Extra bodies at a joint: (joint, centre offset in the rest pose, radii (x, y, z)).
+BLOBS = [
+    ("Head", (0.0, 7.0, 1.0), (8.0, 10.0, 9.0)),
+    ("LeftHand", (4.0, 0.0, 0.0), (5.0, 2.5, 4.0)),
+    ("RightHand", (-4.0, 0.0, 0.0), (5.0, 2.5, 4.0)),
+    ("LeftToeBase", (0.0, -0.5, 4.0), (3.8, 2.5, 5.0)),
+    ("RightToeBase", (0.0, -0.5, 4.0), (3.8, 2.5, 5.0)),
+]
+RINGS, SEGMENTS = 12, 16
+BLEND = 0.25   # share of a bone near each end that blends with the neighbouring joint
+
+
+def _orthonormal_frame(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    helper = np.array([0.0, 0.0, 1.0]) if abs(axis[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    u = np.cross(axis, helper)
+    u /= np.linalg.norm(u)
+    return u, np.cross(axis, u)
+
+
+def _sphere_grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Latitude (0..pi) and longitude grids, and the triangle indices of the (RINGS+1, SEGMENTS+1) grid."""
+    theta = np.linspace(0, np.pi, RINGS + 1)
+    phi = np.linspace(0, 2 * np.pi, SEGMENTS + 1)
+    theta, phi = np.meshgrid(theta, phi, indexing="ij")
+    index = np.arange((RINGS + 1) * (SEGMENTS + 1)).reshape(RINGS + 1, SEGMENTS + 1)
+    a, b, c, d = index[:-1, :-1], index[:-1, 1:], index[1:, :-1], index[1:, 1:]
+    triangles = np.stack([a, c, b, b, c, d], axis=-1).reshape(-1, 3)
+    return theta, phi, triangles
+
+
+def build_character_mesh() -> tuple[np.ndarray, np.ndarray]:
+    """Interleaved vertices (N, 14: position 3, normal 3, joints 4, weights 4) and uint32 indices."""
+    rest = rest_pose_globals().astype(np.float64)
+    theta, phi, grid_triangles = _sphere_grid()
+    parts_vertices, parts_indices, offset = [], [], 0
+
+    def add(positions, normals, joints, weights):
+        nonlocal offset
+        count = positions.shape[0]
+        parts_vertices.append(np.concatenate([positions, normals, joints, weights], axis=1))
+        parts_indices.append(grid_triangles + offset)
+        offset += count
+
+    for start_name, end_name, r0, r1 in BONES:
+        start, end = _INDEX[start_name], _INDEX[end_name]
+        a, b = rest[start], rest[end]
+        axis = b - a
+        length = np.linalg.norm(axis)
+        axis /= length
+        u, v = _orthonormal_frame(axis)
+        # Capsule: hemisphere at a (theta < pi/2 side points backwards), cylinder, hemisphere at b.
+        t = (theta > np.pi / 2).astype(np.float64)          # which end the vertex belongs to
+        radius = r0 + t * (r1 - r0)
+        direction = (-np.cos(theta))[..., None] * axis + np.sin(theta)[..., None] * (
+            np.cos(phi)[..., None] * u + np.sin(phi)[..., None] * v)
+        centre = a + t[..., None] * (b - a)
+        positions = (centre + radius[..., None] * direction).reshape(-1, 3)
+        normals = direction.reshape(-1, 3)
+        # Skin weights: the start joint drives the bone; near the start blend with its parent's
+        # bone, near the end with the end joint, so that bends stay smooth.
+        along = np.clip(((positions - a) @ axis) / length, 0, 1)
+        parent = PARENTS[start] if PARENTS[start] >= 0 else start
+        w_parent = 0.5 * np.clip(1 - along / BLEND, 0, 1)
+        w_end = 0.5 * np.clip((along - (1 - BLEND)) / BLEND, 0, 1)
+        w_self = 1 - w_parent - w_end
+        joints = np.tile([start, parent, end, start], (len(positions), 1)).astype(np.float64)
+        weights = np.stack([w_self, w_parent, w_end, np.zeros_like(w_self)], axis=1)
+        add(positions, normals, joints, weights)
+
+    for joint_name, centre_offset, radii in BLOBS:
+        joint = _INDEX[joint_name]
+        direction = np.stack([np.sin(theta) * np.cos(phi), -np.cos(theta), np.sin(theta) * np.sin(phi)], -1)
+        positions = (rest[joint] + np.asarray(centre_offset) + direction * np.asarray(radii)).reshape(-1, 3)
+        normals = direction / np.asarray(radii)
+        normals = (normals / np.linalg.norm(normals, axis=-1, keepdims=True)).reshape(-1, 3)
+        joints = np.tile([joint, joint, joint, joint], (len(positions), 1)).astype(np.float64)
+        weights = np.tile([1.0, 0.0, 0.0, 0.0], (len(positions), 1))
+        add(positions, normals, joints, weights)
+
+    vertices = np.concatenate(parts_vertices).astype(np.float32)
+    indices = np.concatenate(parts_indices).astype(np.uint32).ravel()
+    return vertices, indices
+
+
+def skin_matrices(global_transforms: np.ndarray) -> np.ndarray:
+    """Skinning matrices (J, 4, 4): the posed global transform times the inverse rest transform."""
+    rest = rest_pose_globals()
+    skin = global_transforms.astype(np.float32).copy()
+    skin[:, :3, 3] -= (skin[:, :3, :3] @ rest[:, :, None])[..., 0]
+    return skin

@@ -1,0 +1,100 @@
+"""Debug geometry of one frame (spec 1.5) as vertex arrays: (N, 6) = position, colour.
+
+Trajectory points and direction arrows coloured by gait (jump red, bump green, crouch blue; black
+otherwise), the side terrain samples, joints with velocities, walls, jump circles and crouch ceilings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..features import SIDE_OFFSET
+from ..rotation import rotate_y
+from ..trajectory import BUMP, CROUCH, JUMP, SAMPLE_FRAMES
+
+LIFT = 2.0
+
+
+def _with_colour(points: np.ndarray, colour) -> np.ndarray:
+    colours = np.broadcast_to(np.asarray(colour, np.float32), points.shape)
+    return np.concatenate([points.astype(np.float32), colours], axis=-1)
+
+
+def _segments(starts: np.ndarray, ends: np.ndarray, colours) -> np.ndarray:
+    """Interleave segment ends into a LINES vertex array."""
+    starts, ends = _with_colour(starts, colours), _with_colour(ends, colours)
+    return np.stack([starts, ends], axis=1).reshape(-1, 6)
+
+
+def _polyline(points: np.ndarray, colour) -> np.ndarray:
+    return _segments(points[:-1], points[1:], colour)
+
+
+def debug_geometry(controller, options) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    trajectory = controller.trajectory
+    terrain = controller.scene.heightmap
+    areas = controller.scene.areas
+    lines, points, big_points = [], [], []
+
+    gait_colour = trajectory.gaits[:, [JUMP, BUMP, CROUCH]]
+    positions = trajectory.positions + np.array([0, LIFT, 0], np.float32)
+    points.append(_with_colour(positions[:110], gait_colour[:110]))      # the last 10 are not drawn
+    samples = positions[SAMPLE_FRAMES]
+    big_points.append(_with_colour(samples, gait_colour[SAMPLE_FRAMES]))
+
+    # Side terrain samples of the network input.
+    yaws = trajectory.yaws[SAMPLE_FRAMES]
+    side = rotate_y(np.array([SIDE_OFFSET, 0, 0], np.float32), yaws)
+    for sign in (1, -1):
+        p = trajectory.positions[SAMPLE_FRAMES] + sign * side
+        p[:, 1] = terrain.sample(p[:, 0], p[:, 2]) + LIFT
+        points.append(_with_colour(p, (0.2, 0.2, 0.2)))
+
+    # Direction arrows: 15 long with two barbs.
+    directions = trajectory.directions[SAMPLE_FRAMES]
+    tips = samples + 15 * directions
+    tips[:, 1] = terrain.sample(tips[:, 0], tips[:, 2]) + LIFT
+    across = np.cross(directions, np.array([0, 1, 0], np.float32))
+    colours = gait_colour[SAMPLE_FRAMES]
+    lines.append(_segments(samples, tips, colours))
+    lines.append(_segments(tips, tips + 4 * across - 4 * directions * [1, 0, 1], colours))
+    lines.append(_segments(tips, tips - 4 * across - 4 * directions * [1, 0, 1], colours))
+
+    if options.debug_joints:
+        joints = controller.joint_positions
+        big_points.append(_with_colour(joints, (0.6, 0.3, 0.4)))
+        lines.append(_segments(joints, joints - 5 * controller.joint_velocities, (0.6, 0.3, 0.4)))
+
+    if options.show_areas:
+        for x0, z0, x1, z1, _width in areas.walls:
+            t = np.linspace(0, 1, 11)[:, None]
+            p = np.concatenate([x0 + t * (x1 - x0), np.zeros_like(t), z0 + t * (z1 - z0)], axis=1)
+            p[:, 1] = terrain.sample(p[:, 0], p[:, 2]) + 5
+            lines.append(_polyline(p, (0.1, 0.7, 0.1)))
+        circle = np.linspace(0, 2 * np.pi, 101)
+        for x, y, z, radius, _falloff in areas.jumps:
+            p = np.stack([x + radius * np.cos(circle), np.full_like(circle, y), z + radius * np.sin(circle)], 1)
+            lines.append(_polyline(p, (0.9, 0.1, 0.1)))
+        for cx, cy, cz, size_x, size_z in areas.crouches:
+            lines.append(_crouch_ceiling(areas, cx, cy, cz, size_x, size_z))
+
+    def stack(parts):
+        parts = [p for p in parts if len(p)]
+        return np.concatenate(parts) if parts else np.zeros((0, 6), np.float32)
+
+    return stack(lines), stack(points), stack(big_points)
+
+
+def _crouch_ceiling(areas, cx, cy, cz, size_x, size_z) -> np.ndarray:
+    """The wavy ceiling's two long edges, its cross bars, and the corner posts (blue)."""
+    colour = (0.1, 0.2, 0.9)
+    t = np.linspace(0, 1, 21)
+    xs = cx + size_x / 2 - t * size_x
+    heights = areas.crouch_ceiling(xs)
+    near = np.stack([xs, heights, np.full_like(xs, cz + size_z / 2)], 1)
+    far = np.stack([xs, heights, np.full_like(xs, cz - size_z / 2)], 1)
+    parts = [_polyline(near, colour), _polyline(far, colour), _segments(near, far, colour)]
+    for x, z in ((cx + size_x / 2, cz + size_z / 2), (cx - size_x / 2, cz + size_z / 2),
+                 (cx + size_x / 2, cz - size_z / 2), (cx - size_x / 2, cz - size_z / 2)):
+        parts.append(_segments(np.array([[x, cy, z]]), np.array([[x, cy + areas.crouch_ceiling(x), z]]), colour))
+    return np.concatenate(parts)

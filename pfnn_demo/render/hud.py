@@ -1,0 +1,65 @@
+"""The HUD (spec 1.6, plus text): stick and trigger, IK/DIR/RES, phase circle, FPS, scene and mode.
+
+Drawn with pygame into a small transparent surface; the renderer composites it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+import pygame  # noqa: E402
+
+INK = (20, 20, 20, 255)
+PANEL = (255, 255, 255, 150)
+GREEN, RED = (40, 170, 60, 255), (200, 50, 40, 255)
+
+
+def _font(size: int) -> pygame.font.Font:
+    if not pygame.font.get_init():
+        pygame.font.init()
+    return pygame.font.Font(None, size)
+
+
+class Hud:
+    SIZE = (300, 150)
+
+    def __init__(self):
+        self.surface = pygame.Surface(self.SIZE, pygame.SRCALPHA)
+        self.font = _font(22)
+        self.small = _font(18)
+
+    def draw(self, controls, controller, fps: float, scene_name: str, note: str = "") -> pygame.Surface:
+        s = self.surface
+        s.fill((0, 0, 0, 0))
+        pygame.draw.rect(s, PANEL, s.get_rect(), border_radius=8)
+        # Left stick in a circle, right trigger as a bar.
+        centre = (55, 60)
+        pygame.draw.circle(s, INK, centre, 40, 1)
+        tip = (centre[0] + 40 * controls.move_x, centre[1] - 40 * controls.move_y)
+        pygame.draw.line(s, INK, centre, tip, 2)
+        pygame.draw.circle(s, INK, (int(tip[0]), int(tip[1])), 4)
+        pygame.draw.rect(s, INK, (108, 20, 10, 80), 1)
+        filled = int(78 * controls.jog)
+        pygame.draw.rect(s, INK, (109, 99 - filled, 8, filled))
+        # IK / DIR / RES with status dots (DIR shows how much the character strafes).
+        strafe = controller.strafe_amount
+        for row, (label, colour) in enumerate((
+                ("IK", GREEN if controls.ik else RED),
+                ("DIR", (int(255 * (1 - strafe)), int(200 * strafe), 0, 255)),
+                ("RES", GREEN if controls.responsive else RED))):
+            y = 22 + 28 * row
+            s.blit(self.font.render(label, True, INK), (135, y - 8))
+            pygame.draw.circle(s, colour, (185, y), 7)
+        # Phase circle.
+        pcentre = (250, 50)
+        pygame.draw.circle(s, INK, pcentre, 30, 2)
+        angle = controller.phase - math.pi / 2
+        pygame.draw.circle(s, RED, (int(pcentre[0] + 30 * math.cos(angle)), int(pcentre[1] + 30 * math.sin(angle))), 6)
+        s.blit(self.small.render("phase", True, INK), (pcentre[0] - 17, pcentre[1] - 6))
+        mode = controller.network.mode
+        s.blit(self.small.render(f"{fps:5.1f} fps   {scene_name}   {mode}", True, INK), (12, 112))
+        if note:
+            s.blit(self.small.render(note, True, RED), (12, 130))
+        return s

@@ -1,0 +1,190 @@
+"""Draws one frame of the simulation with moderngl: shadow pass, terrain, character, debug, overlays.
+
+Works on any moderngl context: a window's, or a standalone EGL one for offscreen pictures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+import moderngl
+import numpy as np
+from pyglm import glm
+
+from ..resources import data_dir
+from .character_mesh import build_character_mesh, skin_matrices
+from .debug_geometry import debug_geometry
+from .terrain_mesh import TerrainMesh
+
+VERTICAL_FOV = 58.31          # degrees: the original's perspective(45) read as radians (spec 1.4)
+NEAR, FAR = 10.0, 10000.0
+LIGHT_OFFSET = glm.vec3(3000, 3700, 1500)
+SHADOW_EXTENT = 200.0         # half-size of the light's view around the character
+SHADOW_SIZE = 1024
+SKY = (0.78, 0.84, 0.90)
+CHARACTER_ALBEDO = (1.0, 0.9, 0.6)
+_INCLUDE = re.compile(r"^// #include (\S+)$", re.MULTILINE)
+
+
+def load_shader(name: str) -> str:
+    folder = data_dir("shaders")
+    source = (folder / name).read_text(encoding="utf-8")
+    return _INCLUDE.sub(lambda match: (folder / match.group(1)).read_text(encoding="utf-8"), source)
+
+
+def _bytes(matrix: glm.mat4) -> bytes:
+    return matrix.to_bytes()
+
+
+@dataclasses.dataclass
+class ViewOptions:
+    debug: bool = True
+    debug_joints: bool = False
+    show_areas: bool = True
+
+
+class Renderer:
+    def __init__(self, ctx: moderngl.Context):
+        self.ctx = ctx
+        program = lambda vert, frag: ctx.program(vertex_shader=load_shader(vert), fragment_shader=load_shader(frag))
+        self.terrain_program = program("terrain.vert", "terrain.frag")
+        self.character_program = program("character.vert", "character.frag")
+        self.shadow_character_program = program("shadow_character.vert", "depth_only.frag")
+        self.lines_program = program("lines.vert", "lines.frag")
+        self.overlay_program = program("overlay.vert", "overlay.frag")
+
+        vertices, indices = build_character_mesh()
+        self.character_vertex_count = len(vertices)
+        vbo, ibo = ctx.buffer(vertices.tobytes()), ctx.buffer(indices.tobytes())
+        layout = (vbo, "3f 3f 4f 4f", "in_position", "in_normal", "in_joints", "in_weights")
+        self.character_vao = ctx.vertex_array(self.character_program, [layout], ibo, index_element_size=4)
+        self.shadow_character_vao = ctx.vertex_array(
+            self.shadow_character_program, [(vbo, "3f 12x 4f 4f", "in_position", "in_joints", "in_weights")],
+            ibo, index_element_size=4)
+
+        self.shadow_depth = ctx.depth_texture((SHADOW_SIZE, SHADOW_SIZE))
+        self.shadow_depth.compare_func = "<="
+        self.shadow_depth.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        self.shadow_depth.repeat_x = self.shadow_depth.repeat_y = False
+        self.shadow_fbo = ctx.framebuffer(depth_attachment=self.shadow_depth)
+
+        corners = np.array([0, 0, 1, 0, 0, 1, 1, 1], np.float32)
+        self.overlay_vao = ctx.vertex_array(self.overlay_program, [(ctx.buffer(corners.tobytes()), "2f", "in_corner")])
+        self._overlay_textures: dict[str, moderngl.Texture] = {}
+        self._lines_vbo = ctx.buffer(reserve=4 * 6 * 4096, dynamic=True)
+        self._lines_vao = ctx.vertex_array(self.lines_program, [(self._lines_vbo, "3f 3f", "in_position", "in_colour")])
+        self.scene = None
+
+    # -- scene -------------------------------------------------------------------------------------
+
+    def set_scene(self, scene) -> None:
+        """Upload the terrain of `scene` (normals and ambient occlusion are computed here)."""
+        if self.scene is scene:
+            return
+        self.terrain_mesh = mesh = TerrainMesh(scene.heightmap, np.array(LIGHT_OFFSET))
+        vbo, ibo = self.ctx.buffer(mesh.vertices.tobytes()), self.ctx.buffer(mesh.indices.tobytes())
+        self.terrain_vao = self.ctx.vertex_array(
+            self.terrain_program, [(vbo, "3f 3f 1f 1f", "in_position", "in_normal", "in_ao", "in_sun")], ibo,
+            index_element_size=4)
+        self.scene = scene
+
+    # -- frame ---------------------------------------------------------------------------------------
+
+    def matrices(self, camera, size: tuple[int, int], focus=None) -> tuple[glm.mat4, glm.mat4]:
+        """Camera view-projection, and the light's matrix for a shadow map centred on `focus`."""
+        aspect = size[0] / max(size[1], 1)
+        projection = glm.perspective(math.radians(VERTICAL_FOV), aspect, NEAR, FAR)
+        target = glm.vec3(*(float(v) for v in focus)) if focus is not None else camera.target
+        light_view = glm.lookAt(target + LIGHT_OFFSET, target, glm.vec3(0, 1, 0))
+        light_projection = glm.ortho(-SHADOW_EXTENT, SHADOW_EXTENT, -SHADOW_EXTENT, SHADOW_EXTENT, NEAR, FAR)
+        return projection * camera.view_matrix(), light_projection * light_view
+
+    def render(self, framebuffer: moderngl.Framebuffer, controller, options: ViewOptions,
+               overlays: list[tuple[str, object, tuple[int, int]]] = ()) -> None:
+        """Draw the controller's current frame into `framebuffer`.
+
+        `overlays`: (name, pygame surface, (x, y)) drawn on top in order.
+        """
+        ctx = self.ctx
+        self.set_scene(controller.scene)
+        size = framebuffer.size
+        view_projection, light_matrix = self.matrices(controller.camera, size, controller.joint_positions[0])
+        skin = np.ascontiguousarray(skin_matrices(controller.global_transforms).transpose(0, 2, 1)).tobytes()
+        light_dir = glm.normalize(-LIGHT_OFFSET)
+
+        # Shadow pass: the character, in a map centred on it. The light's direction is fixed, so the
+        # terrain's own shadows are baked with its mesh (terrain_mesh.bake_sun_visibility).
+        self.shadow_fbo.use()
+        self.shadow_fbo.clear(depth=1.0)
+        ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        ctx.cull_face = "front"
+        self.shadow_character_program["light_matrix"].write(_bytes(light_matrix))
+        self.shadow_character_program["joints"].write(skin)
+        self.shadow_character_vao.render()
+
+        # Main pass.
+        framebuffer.use()
+        framebuffer.clear(*SKY, 1.0, depth=1.0)
+        ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        ctx.cull_face = "back"
+        self.shadow_depth.use(location=0)
+        feet = controller.joint_positions[[4, 5, 9, 10]].astype(np.float32)
+        for program in (self.terrain_program, self.character_program):
+            program["view_projection"].write(_bytes(view_projection))
+            program["light_matrix"].write(_bytes(light_matrix))
+            program["light_dir"].value = tuple(light_dir)
+            program["shadow_map"].value = 0
+        self.terrain_program["foot_positions"].write(feet.tobytes())
+        self.terrain_program["hip_position"].value = tuple(float(v) for v in controller.joint_positions[0])
+        self._render_terrain(self.terrain_vao, view_projection)
+        self.character_program["joints"].write(skin)
+        self.character_program["albedo"].value = CHARACTER_ALBEDO
+        self.character_vao.render()
+
+        if options.debug:
+            self._draw_debug(controller, options, view_projection)
+        ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        for name, surface, position in overlays:
+            self._draw_overlay(name, surface, position, size)
+
+    def _render_terrain(self, vao, view_projection: glm.mat4) -> None:
+        """Only the terrain tiles inside the view: culling keeps full resolution affordable."""
+        matrix = np.array(view_projection.to_list(), np.float32).T   # glm is column-major
+        for first, count in self.terrain_mesh.visible_runs(matrix):
+            vao.render(first=first, vertices=count)
+
+    def _draw_debug(self, controller, options: ViewOptions, view_projection: glm.mat4) -> None:
+        lines, points, big_points = debug_geometry(controller, options)
+        self.lines_program["view_projection"].write(_bytes(view_projection))
+        self.ctx.enable(moderngl.PROGRAM_POINT_SIZE)
+        for data, mode, point_size in ((lines, moderngl.LINES, 1.0), (points, moderngl.POINTS, 3.0),
+                                       (big_points, moderngl.POINTS, 7.0)):
+            if not len(data):
+                continue
+            raw = data.astype(np.float32).tobytes()
+            if len(raw) > self._lines_vbo.size:
+                self._lines_vbo.orphan(len(raw))
+            self._lines_vbo.write(raw)
+            self.lines_program["point_size"].value = point_size
+            self._lines_vao.render(mode, vertices=len(data))
+
+    def _draw_overlay(self, name: str, surface, position: tuple[int, int], size: tuple[int, int]) -> None:
+        import pygame   # only the overlays need pygame (fonts); the simulation never does
+
+        width, height = surface.get_size()
+        texture = self._overlay_textures.get(name)
+        if texture is None or texture.size != (width, height):
+            texture = self.ctx.texture((width, height), 4)
+            texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+            self._overlay_textures[name] = texture
+        texture.write(pygame.image.tobytes(surface, "RGBA"))
+        self.ctx.enable(moderngl.BLEND)
+        self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        texture.use(location=1)
+        self.overlay_program["image"].value = 1
+        self.overlay_program["rectangle"].value = (float(position[0]), float(position[1]), float(width), float(height))
+        self.overlay_program["screen_size"].value = (float(size[0]), float(size[1]))
+        self.overlay_vao.render(moderngl.TRIANGLE_STRIP)
+        self.ctx.disable(moderngl.BLEND)

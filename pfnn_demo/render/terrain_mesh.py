@@ -1,0 +1,155 @@
+"""Terrain geometry from a heightmap: one vertex per grid value, normals, baked ambient occlusion."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..terrain import Heightmap
+
+AO_DIRECTIONS = 16      # azimuths of the horizon search
+AO_STEPS = (1, 2, 3, 5, 8, 12)   # grid cells along each azimuth
+
+
+def _shifted(heights: np.ndarray, dx: int, dz: int) -> np.ndarray:
+    """heights[i + dx, j + dz] with clamp-to-edge, for the whole grid at once."""
+    w, h = heights.shape
+    rows = np.clip(np.arange(w) + dx, 0, w - 1)
+    cols = np.clip(np.arange(h) + dz, 0, h - 1)
+    return heights[rows[:, None], cols[None, :]]
+
+
+def bake_ambient_occlusion(heightmap: Heightmap) -> np.ndarray:
+    """Horizon-based ambient occlusion per grid vertex, in [0, 1] (1 = open sky).
+
+    For each of 16 azimuths the highest elevation angle of the terrain within 12 cells is found;
+    the occluded share of a uniform hemisphere below a horizon at elevation phi is sin(phi).
+    Whole-grid array shifts, so a 500x500 map bakes in a fraction of a second.
+    """
+    heights = heightmap.heights.astype(np.float32)
+    cell = heightmap.cell_size
+    occlusion = np.zeros_like(heights)
+    for k in range(AO_DIRECTIONS):
+        angle = 2 * np.pi * k / AO_DIRECTIONS
+        horizon = np.zeros_like(heights)   # tangent of the elevation angle, at least 0
+        for step in AO_STEPS:
+            dx, dz = int(round(step * np.cos(angle))), int(round(step * np.sin(angle)))
+            if dx == 0 and dz == 0:
+                continue
+            distance = cell * np.hypot(dx, dz)
+            np.maximum(horizon, (_shifted(heights, dx, dz) - heights) / distance, out=horizon)
+        occlusion += horizon / np.sqrt(1 + horizon * horizon)   # sin(atan(t))
+    return np.clip(1 - occlusion / AO_DIRECTIONS, 0, 1).astype(np.float32)
+
+
+TILE = 32   # cells per tile side: the unit of view-frustum culling
+
+
+class TerrainMesh:
+    """Vertices, triangle indices grouped by square tiles, and each tile's index range and bounds."""
+
+    def __init__(self, heightmap: Heightmap, towards_light: np.ndarray, tile: int = TILE):
+        vertices, _ = build_terrain_mesh(heightmap, with_indices=False, towards_light=towards_light)
+        w, h = heightmap.shape
+        index = np.arange(w * h, dtype=np.uint32).reshape(w, h)
+        positions = vertices[:, :3].reshape(w, h, 3)
+        parts, first, count, low, high = [], [], [], [], []
+        offset = 0
+        for x0 in range(0, w - 1, tile):
+            for z0 in range(0, h - 1, tile):
+                x1, z1 = min(x0 + tile, w - 1), min(z0 + tile, h - 1)
+                triangles = _grid_triangles(index[x0:x1 + 1, z0:z1 + 1])
+                parts.append(triangles)
+                first.append(offset)
+                count.append(triangles.size)
+                offset += triangles.size
+                block = positions[x0:x1 + 1, z0:z1 + 1].reshape(-1, 3)
+                low.append(block.min(axis=0))
+                high.append(block.max(axis=0))
+        self.vertices = vertices
+        self.indices = np.concatenate(parts).astype(np.uint32)
+        self.tile_first = np.array(first)
+        self.tile_count = np.array(count)
+        self.tile_low = np.array(low, np.float32)
+        self.tile_high = np.array(high, np.float32)
+
+    def visible_runs(self, view_projection: np.ndarray) -> list[tuple[int, int]]:
+        """(first index, index count) runs of the tiles inside the clip volume of `view_projection`
+        (row-major 4x4): a tile is dropped when all 8 corners of its box lie beyond one clip plane."""
+        corners = np.stack(np.meshgrid([0, 1], [0, 1], [0, 1], indexing="ij"), -1).reshape(8, 3)
+        boxes = self.tile_low[:, None, :] + corners[None] * (self.tile_high - self.tile_low)[:, None, :]
+        clip = np.concatenate([boxes, np.ones(boxes.shape[:2] + (1,), np.float32)], -1) @ view_projection.T
+        w = clip[..., 3:4]
+        outside = np.concatenate([clip[..., :3] < -w, clip[..., :3] > w], -1)   # (tiles, 8, 6)
+        visible = ~np.any(np.all(outside, axis=1), axis=1)
+        runs, start = [], None
+        for tile, seen in enumerate(visible):
+            if seen and start is None:
+                start = tile
+            if not seen and start is not None:
+                runs.append((start, tile))
+                start = None
+        if start is not None:
+            runs.append((start, len(visible)))
+        return [(int(self.tile_first[a]), int(self.tile_first[b - 1] + self.tile_count[b - 1] - self.tile_first[a]))
+                for a, b in runs]
+
+
+def _grid_triangles(index: np.ndarray) -> np.ndarray:
+    a, b = index[:-1, :-1], index[:-1, 1:]     # (x, z), (x, z+1)
+    c, d = index[1:, :-1], index[1:, 1:]       # (x+1, z), (x+1, z+1)
+    # Counter-clockwise seen from +Y, as the original: (x,z)(x,z+1)(x+1,z) and (x+1,z+1)(x+1,z)(x,z+1).
+    return np.stack([a, b, c, d, c, b], axis=-1).ravel()
+
+
+def bake_sun_visibility(heightmap: Heightmap, towards_light: np.ndarray) -> np.ndarray:
+    """How much of the sun each grid vertex sees, in [0, 1], for a fixed directional light.
+
+    The light never changes direction, so terrain-on-terrain shadows are baked once per scene:
+    march from every vertex toward the light and compare the terrain with the ray's height.
+    The margin by which the terrain rises above the ray (over 5 units) softens the edge.
+    """
+    heights = heightmap.heights.astype(np.float32)
+    horizontal = np.array([towards_light[0], towards_light[2]], np.float64)
+    run = np.linalg.norm(horizontal)
+    if run < 1e-6:
+        return np.ones_like(heights)
+    slope = towards_light[1] / run                      # ray rise per unit of horizontal distance
+    span = float(heights.max() - heights.min())
+    max_cells = int(min(np.ceil(span / max(slope, 1e-3) / heightmap.cell_size), 400))
+    excess = np.zeros_like(heights)
+    direction = horizontal / run
+    last = None
+    for step in range(1, max_cells + 1):
+        dx, dz = (int(round(step * direction[0])), int(round(step * direction[1])))
+        if (dx, dz) == last:
+            continue
+        last = (dx, dz)
+        ray = heights + slope * heightmap.cell_size * np.hypot(dx, dz)
+        np.maximum(excess, _shifted(heights, dx, dz) - ray, out=excess)
+    return np.clip(1 - excess / 5.0, 0, 1).astype(np.float32)
+
+
+def build_terrain_mesh(heightmap: Heightmap, with_indices: bool = True,
+                       towards_light: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Interleaved vertices (N, 8: position, normal, ao, sun) and triangle indices (uint32).
+
+    `sun` is the static direct light: the cosine to the light times the baked sun visibility.
+    """
+    w, h = heightmap.shape
+    cell = heightmap.cell_size
+    xs = (np.arange(w) - w // 2) * cell
+    zs = (np.arange(h) - h // 2) * cell
+    vertices = np.empty((w, h, 8), np.float32)
+    vertices[..., 0] = xs[:, None]
+    vertices[..., 1] = heightmap.heights
+    vertices[..., 2] = zs[None, :]
+    vertices[..., 3:6] = heightmap.grid_normals()
+    vertices[..., 6] = bake_ambient_occlusion(heightmap)
+    towards_light = np.array([0.0, 1.0, 0.0]) if towards_light is None else np.asarray(towards_light, np.float64)
+    towards_light = towards_light / np.linalg.norm(towards_light)
+    cosine = np.clip(vertices[..., 3:6] @ towards_light.astype(np.float32), 0, 1)
+    vertices[..., 7] = cosine * bake_sun_visibility(heightmap, towards_light)
+    if not with_indices:
+        return vertices.reshape(-1, 8), None
+    index = np.arange(w * h, dtype=np.uint32).reshape(w, h)
+    return vertices.reshape(-1, 8), _grid_triangles(index).astype(np.uint32)

@@ -1,0 +1,57 @@
+"""The window: a moderngl-window app on its pygame2 backend that forwards everything to `Demo`."""
+
+from __future__ import annotations
+
+import moderngl_window as mglw
+
+from .demo import Demo
+
+
+class PfnnWindow(mglw.WindowConfig):
+    gl_version = (3, 3)
+    title = "pfnn-demo"
+    window_size = (1280, 720)
+    aspect_ratio = None
+    resizable = True
+    vsync = True
+    network = None          # set by `run_window` before the window opens
+    scene = "plaza"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.wnd.exit_key = None          # Esc opens the menu; quitting is in the menu
+        self.demo = Demo(self.ctx, type(self).network, type(self).scene)
+
+    def on_render(self, time: float, frame_time: float) -> None:
+        self.demo.update(frame_time)
+        self.demo.render(self.wnd.fbo)
+        if self.demo.quit_requested:
+            self.wnd.close()
+
+    def on_key_event(self, key, action, modifiers) -> None:
+        keys = self.wnd.keys
+        if action == keys.ACTION_PRESS and key == keys.F11:
+            return   # moderngl-window toggles fullscreen itself
+        self.demo.on_key(key, action == keys.ACTION_PRESS)
+
+    def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        self.demo.on_mouse_drag(dx, dy)
+
+    def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        self.demo.on_mouse_move(x, y, self.wnd.buffer_size)
+
+    def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
+        self.demo.on_scroll(y_offset)
+
+    def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
+        self.demo.on_click(x, y, self.wnd.buffer_size)
+
+
+def run_window(network, scene: str, size: tuple[int, int], fullscreen: bool) -> None:
+    PfnnWindow.network = network
+    PfnnWindow.scene = scene
+    # Explicit arguments: moderngl-window would otherwise parse this program's sys.argv.
+    args = ["--window", "pygame2", "--size", f"{size[0]}x{size[1]}"]
+    if fullscreen:
+        args.append("--fullscreen")
+    mglw.run_window_config(PfnnWindow, args=args)

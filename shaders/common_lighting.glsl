@@ -1,0 +1,33 @@
+// Shared lighting: sRGB albedo is lit in linear space and written back as sRGB
+// (the original raised the final colour to the power 2.2, which darkens; this does not).
+uniform vec3 light_dir;            // direction the light travels (unit)
+uniform sampler2DShadow shadow_map;
+uniform mat4 light_matrix;         // world -> light clip space
+
+float shadow_factor(vec3 world_position, vec3 normal) {
+    vec4 light_clip = light_matrix * vec4(world_position, 1.0);
+    vec3 coords = light_clip.xyz / light_clip.w * 0.5 + 0.5;
+    if (coords.x < 0.0 || coords.x > 1.0 || coords.y < 0.0 || coords.y > 1.0 || coords.z > 1.0) {
+        return 1.0;
+    }
+    // Slope-scaled bias against acne. The comparison sampler filters linearly: each lookup is
+    // percentage-closer filtering over 2x2 texels, which with a map of about 0.4 units per texel
+    // gives a soft edge for one tap (llvmpipe pays for every tap on the whole screen).
+    float bias = 0.0006 + 0.0015 * (1.0 - abs(dot(normal, -light_dir)));
+    return texture(shadow_map, vec3(coords.xy, coords.z - bias));
+}
+
+vec3 to_linear(vec3 srgb) { return pow(srgb, vec3(2.2)); }
+vec3 to_srgb(vec3 linear) { return pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)); }
+
+const vec3 SUN = vec3(1.0, 0.96, 0.88) * 0.85;
+const vec3 SKY = vec3(0.30, 0.33, 0.38);
+const float SHADOW_FLOOR = 0.35;    // share of direct light left in shadow (sky bounce)
+const float AMBIENT_FLOOR = 0.35;   // share of sky light left where fully occluded
+
+vec3 shade(vec3 albedo_srgb, vec3 normal, float ao, float shadow) {
+    vec3 albedo = to_linear(albedo_srgb);
+    float diffuse = max(dot(-light_dir, normal), 0.0) * (SHADOW_FLOOR + (1.0 - SHADOW_FLOOR) * shadow);
+    vec3 sky = SKY * (AMBIENT_FLOOR + (1.0 - AMBIENT_FLOOR) * ao);
+    return to_srgb(albedo * (SUN * diffuse + sky));
+}

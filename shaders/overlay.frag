@@ -1,0 +1,7 @@
+#version 330
+uniform sampler2D image;
+in vec2 uv;
+out vec4 colour;
+void main() {
+    colour = texture(image, uv);
+}

@@ -52,8 +52,6 @@ class Gamepad:
 
     def _ensure_init(self) -> None:
         if not self._ready:
-            if not pygame.get_init():
-                pygame.init()
             pygame.joystick.init()
             sdl_controller.init()
             self._ready = True
@@ -61,6 +59,8 @@ class Gamepad:
     def poll(self) -> str | None:
         """Find pads plugged in or lost since the last frame; return a note for the screen, if any."""
         self._ensure_init()
+        if pygame.display.get_init():
+            pygame.event.pump()   # lets SDL notice devices; queued events stay for the window
         note = None
         if self.pad is not None and not self.pad.attached():
             note = f"Gamepad lost: {self.name}"

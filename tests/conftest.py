@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# No display, no sound card: SDL's dummy drivers (pads and fonts work without a display).
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
 import numpy as np
 import pytest
 

@@ -13,7 +13,11 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
 
 ROW_HEIGHT = 34
-WIDTH = 560
+WIDTH = 560     # at most; narrower windows get a narrower box
+
+
+def _width(size) -> int:
+    return max(min(WIDTH, size[0] - 20), 100)
 
 
 @dataclasses.dataclass
@@ -80,9 +84,10 @@ class Menu:
     def rows(self, size: tuple[int, int]) -> list[pygame.Rect]:
         """Screen rectangles of the entries, for mouse hits."""
         top = self._top(size)
-        x = (size[0] - WIDTH) // 2
+        width = _width(size)
+        x = (size[0] - width) // 2
         first = top + 70 + ROW_HEIGHT * len(self.page.text)
-        return [pygame.Rect(x + 20, first + ROW_HEIGHT * i, WIDTH - 40, ROW_HEIGHT) for i in range(len(self.page.entries))]
+        return [pygame.Rect(x + 20, first + ROW_HEIGHT * i, width - 40, ROW_HEIGHT) for i in range(len(self.page.entries))]
 
     def _top(self, size) -> int:
         height = 90 + ROW_HEIGHT * (len(self.page.entries) + len(self.page.text))
@@ -111,7 +116,7 @@ class Menu:
         surface.fill((10, 12, 18, 150))
         page = self.page
         top = self._top(size)
-        box = pygame.Rect((size[0] - WIDTH) // 2, top, WIDTH, 90 + ROW_HEIGHT * (len(page.entries) + len(page.text)))
+        box = pygame.Rect((size[0] - _width(size)) // 2, top, _width(size), 90 + ROW_HEIGHT * (len(page.entries) + len(page.text)))
         pygame.draw.rect(surface, (245, 243, 236, 240), box, border_radius=12)
         surface.blit(title_font.render(page.title, True, (30, 30, 30)), (box.x + 20, box.y + 18))
         for i, line in enumerate(page.text):

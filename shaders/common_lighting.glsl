@@ -20,14 +20,15 @@ float shadow_factor(vec3 world_position, vec3 normal) {
 vec3 to_linear(vec3 srgb) { return pow(srgb, vec3(2.2)); }
 vec3 to_srgb(vec3 linear) { return pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)); }
 
-const vec3 SUN = vec3(1.0, 0.96, 0.88) * 0.85;
-const vec3 SKY = vec3(0.30, 0.33, 0.38);
-const float SHADOW_FLOOR = 0.35;    // share of direct light left in shadow (sky bounce)
-const float AMBIENT_FLOOR = 0.35;   // share of sky light left where fully occluded
+// Light colours and floors come from pfnn_demo/render/lighting.py (the terrain bakes with them).
+uniform vec3 sun_colour;
+uniform vec3 sky_colour;
+uniform float shadow_floor;     // share of direct light left in shadow (sky bounce)
+uniform float ambient_floor;    // share of sky light left where fully occluded
 
 vec3 shade(vec3 albedo_srgb, vec3 normal, float ao, float shadow) {
     vec3 albedo = to_linear(albedo_srgb);
-    float diffuse = max(dot(-light_dir, normal), 0.0) * (SHADOW_FLOOR + (1.0 - SHADOW_FLOOR) * shadow);
-    vec3 sky = SKY * (AMBIENT_FLOOR + (1.0 - AMBIENT_FLOOR) * ao);
-    return to_srgb(albedo * (SUN * diffuse + sky));
+    float diffuse = max(dot(-light_dir, normal), 0.0) * (shadow_floor + (1.0 - shadow_floor) * shadow);
+    vec3 sky = sky_colour * (ambient_floor + (1.0 - ambient_floor) * ao);
+    return to_srgb(albedo * (sun_colour * diffuse + sky));
 }

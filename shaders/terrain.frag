@@ -1,39 +1,33 @@
 #version 330
 // #include common_lighting.glsl
-// Static light (sun cosine times baked terrain self-shadowing, and ambient occlusion) comes
-// per vertex; per fragment only the checkerboard and, near the character, its shadow and the
-// contact darkening under its feet.
+// Per fragment: the checkerboard and, on tiles near the character (compiled with
+// NEAR_CHARACTER), its shadow (blending the per-vertex lit and shadowed light) and the contact
+// darkening under its feet and body. Two programs rather than a branch: software rasterisers
+// pay for every branch of a shader on every pixel. No powers per fragment either.
 in vec3 world_position;
-in vec3 world_normal;
-in float ao;
-in float sun;
+in vec3 lit_srgb;
+in vec3 shadowed_srgb;
 uniform vec3 foot_positions[4];    // left heel, left toe, right heel, right toe
 uniform vec3 hip_position;
 out vec4 colour;
-const float SHADOW_REACH = 220.0;   // the character's shadow lies within this of its hips
-const float CONTACT_REACH = 120.0;  // contact darkening: feet within this, the body within 65
 float segment_distance(vec3 p, vec3 a, vec3 b) {
     vec3 ab = b - a;
     float t = clamp(dot(p - a, ab) / max(dot(ab, ab), 1e-6), 0.0, 1.0);
     return length(p - (a + t * ab));
 }
 void main() {
-    // Checkerboard of 50 x 50 squares, as the original; albedo 0.85 or 0.8075 (sRGB).
+    // Checkerboard of 50 x 50 squares, as the original: albedo 0.85 or 0.8075 (sRGB).
     vec2 square = floor(fract(world_position.xz / 100.0) + 0.5);
-    float dark = clamp(mod(square.x + square.y, 2.0) + 0.95, 0.0, 1.0);
-    float albedo = dark < 1.0 ? 0.6245 : 0.6994;   // the two albedos in linear space
-    float shadow = 1.0;
-    float occlusion = ao;
-    float from_hip = length(hip_position.xz - world_position.xz);
-    if (from_hip < SHADOW_REACH) {
-        shadow = shadow_factor(world_position, normalize(world_normal));
-    }
-    if (from_hip < CONTACT_REACH) {
-        float feet = clamp(segment_distance(world_position, foot_positions[0], foot_positions[1]) / 10.0 + 0.25, 0.0, 1.0)
-                   * clamp(segment_distance(world_position, foot_positions[2], foot_positions[3]) / 10.0 + 0.25, 0.0, 1.0);
-        occlusion *= feet * clamp((from_hip + 200.0) / 265.0, 0.0, 1.0);
-    }
-    vec3 light = SUN * sun * (SHADOW_FLOOR + (1.0 - SHADOW_FLOOR) * shadow)
-               + SKY * (AMBIENT_FLOOR + (1.0 - AMBIENT_FLOOR) * occlusion);
-    colour = vec4(to_srgb(albedo * light), 1.0);
+    float albedo = mod(square.x + square.y, 2.0) < 0.5 ? 0.8075 : 0.85;
+#if NEAR_CHARACTER
+    float shadow = shadow_factor(world_position, vec3(0.0, 1.0, 0.0));
+    // Contact darkening as the original (0.25 at the feet, none 7.5 away; the body's 0.75 under the hips).
+    float contact = clamp(segment_distance(world_position, foot_positions[0], foot_positions[1]) / 10.0 + 0.25, 0.0, 1.0)
+                  * clamp(segment_distance(world_position, foot_positions[2], foot_positions[3]) / 10.0 + 0.25, 0.0, 1.0)
+                  * clamp((length(hip_position.xz - world_position.xz) + 200.0) / 265.0, 0.0, 1.0);
+    vec3 light = mix(shadowed_srgb, lit_srgb, shadow) * mix(0.55, 1.0, contact);
+#else
+    vec3 light = lit_srgb;
+#endif
+    colour = vec4(albedo * light, 1.0);
 }

@@ -1,17 +1,16 @@
 #version 330
+// The terrain's light is static (a fixed sun, baked self-shadowing and ambient occlusion): it
+// arrives per vertex in sRGB, once lit and once in the character's shadow (render/lighting.py).
 uniform mat4 view_projection;
 in vec3 in_position;
-in vec3 in_normal;
-in float in_ao;
-in float in_sun;
+in vec3 in_lit;
+in vec3 in_shadowed;
 out vec3 world_position;
-out vec3 world_normal;
-out float ao;
-out float sun;
+out vec3 lit_srgb;
+out vec3 shadowed_srgb;
 void main() {
     world_position = in_position;
-    world_normal = in_normal;
-    ao = in_ao;
-    sun = in_sun;
+    lit_srgb = in_lit;
+    shadowed_srgb = in_shadowed;
     gl_Position = view_projection * vec4(in_position, 1.0);
 }

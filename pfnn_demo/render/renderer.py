@@ -16,22 +16,29 @@ from pyglm import glm
 from ..resources import data_dir
 from .character_mesh import build_character_mesh, skin_matrices
 from .debug_geometry import debug_geometry
+from . import lighting
 from .terrain_mesh import TerrainMesh
 
 VERTICAL_FOV = 58.31          # degrees: the original's perspective(45) read as radians (spec 1.4)
 NEAR, FAR = 10.0, 10000.0
-LIGHT_OFFSET = glm.vec3(3000, 3700, 1500)
+LIGHT_OFFSET = glm.vec3(*lighting.LIGHT_OFFSET)
 SHADOW_EXTENT = 200.0         # half-size of the light's view around the character
 SHADOW_SIZE = 1024
+NEAR_RADIUS = 230.0           # ground within this of the hips can hold the character's shadow
 SKY = (0.78, 0.84, 0.90)
 CHARACTER_ALBEDO = (1.0, 0.9, 0.6)
 _INCLUDE = re.compile(r"^// #include (\S+)$", re.MULTILINE)
 
 
-def load_shader(name: str) -> str:
+def load_shader(name: str, defines: dict[str, int] | None = None) -> str:
+    """GLSL source with its `// #include` lines expanded and `defines` after the #version line."""
     folder = data_dir("shaders")
     source = (folder / name).read_text(encoding="utf-8")
-    return _INCLUDE.sub(lambda match: (folder / match.group(1)).read_text(encoding="utf-8"), source)
+    source = _INCLUDE.sub(lambda match: (folder / match.group(1)).read_text(encoding="utf-8"), source)
+    if defines:
+        version, rest = source.split("\n", 1)
+        source = version + "\n" + "".join(f"#define {k} {v}\n" for k, v in defines.items()) + rest
+    return source
 
 
 def _bytes(matrix: glm.mat4) -> bytes:
@@ -49,7 +56,10 @@ class Renderer:
     def __init__(self, ctx: moderngl.Context):
         self.ctx = ctx
         program = lambda vert, frag: ctx.program(vertex_shader=load_shader(vert), fragment_shader=load_shader(frag))
-        self.terrain_program = program("terrain.vert", "terrain.frag")
+        self.terrain_program = ctx.program(vertex_shader=load_shader("terrain.vert"),
+                                           fragment_shader=load_shader("terrain.frag", {"NEAR_CHARACTER": 1}))
+        self.far_terrain_program = ctx.program(vertex_shader=load_shader("terrain.vert"),
+                                               fragment_shader=load_shader("terrain.frag", {"NEAR_CHARACTER": 0}))
         self.character_program = program("character.vert", "character.frag")
         self.shadow_character_program = program("shadow_character.vert", "depth_only.frag")
         self.lines_program = program("lines.vert", "lines.frag")
@@ -85,9 +95,11 @@ class Renderer:
             return
         self.terrain_mesh = mesh = TerrainMesh(scene.heightmap, np.array(LIGHT_OFFSET))
         vbo, ibo = self.ctx.buffer(mesh.vertices.tobytes()), self.ctx.buffer(mesh.indices.tobytes())
-        self.terrain_vao = self.ctx.vertex_array(
-            self.terrain_program, [(vbo, "3f 3f 1f 1f", "in_position", "in_normal", "in_ao", "in_sun")], ibo,
-            index_element_size=4)
+        layout = [(vbo, "3f 3f 3f", "in_position", "in_lit", "in_shadowed")]
+        # The far program leaves the shadowed light unused; skip_errors lets that attribute go.
+        self.terrain_vao = self.ctx.vertex_array(self.terrain_program, layout, ibo, index_element_size=4)
+        self.far_terrain_vao = self.ctx.vertex_array(self.far_terrain_program, layout, ibo, index_element_size=4,
+                                                     skip_errors=True)
         self.scene = scene
 
     # -- frame ---------------------------------------------------------------------------------------
@@ -131,14 +143,17 @@ class Renderer:
         ctx.cull_face = "back"
         self.shadow_depth.use(location=0)
         feet = controller.joint_positions[[4, 5, 9, 10]].astype(np.float32)
+        self.far_terrain_program["view_projection"].write(_bytes(view_projection))
         for program in (self.terrain_program, self.character_program):
             program["view_projection"].write(_bytes(view_projection))
             program["light_matrix"].write(_bytes(light_matrix))
-            program["light_dir"].value = tuple(light_dir)
             program["shadow_map"].value = 0
+        self.character_program["light_dir"].value = tuple(light_dir)
+        for name, value in lighting.uniforms().items():
+            self.character_program[name].value = value
         self.terrain_program["foot_positions"].write(feet.tobytes())
         self.terrain_program["hip_position"].value = tuple(float(v) for v in controller.joint_positions[0])
-        self._render_terrain(self.terrain_vao, view_projection)
+        self._render_terrain(view_projection, controller.camera.position, controller.joint_positions[0])
         self.character_program["joints"].write(skin)
         self.character_program["albedo"].value = CHARACTER_ALBEDO
         self.character_vao.render()
@@ -149,11 +164,14 @@ class Renderer:
         for name, surface, position in overlays:
             self._draw_overlay(name, surface, position, size)
 
-    def _render_terrain(self, vao, view_projection: glm.mat4) -> None:
-        """Only the terrain tiles inside the view: culling keeps full resolution affordable."""
+    def _render_terrain(self, view_projection: glm.mat4, eye, hip) -> None:
+        """The terrain tiles inside the view, full resolution near the camera; the tiles the
+        character's shadow and contacts can reach with the full shader, the others without."""
         matrix = np.array(view_projection.to_list(), np.float32).T   # glm is column-major
-        for first, count in self.terrain_mesh.visible_runs(matrix):
-            vao.render(first=first, vertices=count)
+        near, far = self.terrain_mesh.visible_ranges(matrix, tuple(eye), near_point=hip, near_radius=NEAR_RADIUS)
+        for vao, ranges in ((self.terrain_vao, near), (self.far_terrain_vao, far)):
+            for first, count in ranges:
+                vao.render(first=first, vertices=count)
 
     def _draw_debug(self, controller, options: ViewOptions, view_projection: glm.mat4) -> None:
         lines, points, big_points = debug_geometry(controller, options)

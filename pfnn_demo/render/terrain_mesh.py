@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..terrain import Heightmap
+from .lighting import terrain_light_srgb
 
 AO_DIRECTIONS = 16      # azimuths of the horizon search
 AO_STEPS = (1, 2, 3, 5, 8, 12)   # grid cells along each azimuth
@@ -41,57 +42,109 @@ def bake_ambient_occlusion(heightmap: Heightmap) -> np.ndarray:
     return np.clip(1 - occlusion / AO_DIRECTIONS, 0, 1).astype(np.float32)
 
 
-TILE = 32   # cells per tile side: the unit of view-frustum culling
+TILE = 32                     # cells per tile side: the unit of culling and of detail selection
+LOD_STEPS = (1, 2, 4, 8)      # grid steps of the detail levels; level 0 is the full resolution
+LOD_NEAR = 500.0              # tiles nearer than this (world units) to the camera are full resolution
+SKIRT_DEPTH = 25.0            # skirts hang below tile borders so coarser neighbours leave no cracks
 
 
 class TerrainMesh:
-    """Vertices, triangle indices grouped by square tiles, and each tile's index range and bounds."""
+    """Terrain vertices (position, sRGB light in the open and in the character's shadow) and,
+    per square tile and detail level, a range of triangle indices.
+
+    Full resolution near the camera, every 2nd/4th/8th grid line farther away, where a grid cell
+    covers under a pixel. Each level of a tile carries a skirt along its borders (a strip hanging
+    from the border vertices), so neighbouring tiles of different levels join without cracks.
+    """
 
     def __init__(self, heightmap: Heightmap, towards_light: np.ndarray, tile: int = TILE):
-        vertices, _ = build_terrain_mesh(heightmap, with_indices=False, towards_light=towards_light)
+        baked, _ = build_terrain_mesh(heightmap, with_indices=False, towards_light=towards_light)
+        lit, shadowed = terrain_light_srgb(baked[:, 7], baked[:, 6])
+        vertices = np.concatenate([baked[:, :3], lit, shadowed], axis=1)   # position, lit, shadowed
         w, h = heightmap.shape
-        index = np.arange(w * h, dtype=np.uint32).reshape(w, h)
+        grid = np.arange(w * h, dtype=np.int64).reshape(w, h)
         positions = vertices[:, :3].reshape(w, h, 3)
-        parts, first, count, low, high = [], [], [], [], []
+        # Skirt vertices: a lowered copy of every vertex on a tile border.
+        on_border = np.zeros((w, h), bool)
+        on_border[::tile, :] = on_border[:, ::tile] = True
+        on_border[-1, :] = on_border[:, -1] = True
+        border_ids = np.flatnonzero(on_border.ravel())
+        skirt_index = np.full(w * h, -1, np.int64)
+        skirt_index[border_ids] = w * h + np.arange(len(border_ids))
+        skirt = vertices[border_ids].copy()
+        skirt[:, 1] -= SKIRT_DEPTH
+        self.vertices = np.concatenate([vertices, skirt]).astype(np.float32)
+
+        parts, first, count, low, high, centre = [], [], [], [], [], []
         offset = 0
         for x0 in range(0, w - 1, tile):
             for z0 in range(0, h - 1, tile):
                 x1, z1 = min(x0 + tile, w - 1), min(z0 + tile, h - 1)
-                triangles = _grid_triangles(index[x0:x1 + 1, z0:z1 + 1])
-                parts.append(triangles)
-                first.append(offset)
-                count.append(triangles.size)
-                offset += triangles.size
+                levels_first, levels_count = [], []
+                for step in LOD_STEPS:
+                    xs = np.unique(np.append(np.arange(x0, x1, step), x1))
+                    zs = np.unique(np.append(np.arange(z0, z1, step), z1))
+                    triangles = [_grid_triangles(grid[np.ix_(xs, zs)])]
+                    for line in (grid[xs, z0], grid[xs, z1], grid[x0, zs], grid[x1, zs]):
+                        triangles.append(_skirt_triangles(line, skirt_index[line]))
+                    triangles = np.concatenate(triangles)
+                    parts.append(triangles)
+                    levels_first.append(offset)
+                    levels_count.append(triangles.size)
+                    offset += triangles.size
+                first.append(levels_first)
+                count.append(levels_count)
                 block = positions[x0:x1 + 1, z0:z1 + 1].reshape(-1, 3)
-                low.append(block.min(axis=0))
+                low.append(block.min(axis=0) - [0, SKIRT_DEPTH, 0])
                 high.append(block.max(axis=0))
-        self.vertices = vertices
         self.indices = np.concatenate(parts).astype(np.uint32)
-        self.tile_first = np.array(first)
+        self.tile_first = np.array(first)      # (tiles, levels)
         self.tile_count = np.array(count)
         self.tile_low = np.array(low, np.float32)
         self.tile_high = np.array(high, np.float32)
+        self.tile_centre = (self.tile_low + self.tile_high) / 2
 
-    def visible_runs(self, view_projection: np.ndarray) -> list[tuple[int, int]]:
-        """(first index, index count) runs of the tiles inside the clip volume of `view_projection`
-        (row-major 4x4): a tile is dropped when all 8 corners of its box lie beyond one clip plane."""
+    def visible_ranges(self, view_projection: np.ndarray, eye=None, detail: bool = True, near_point=None,
+                       near_radius: float = 0.0) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """Index ranges (first, count) of the tiles inside the clip volume of `view_projection`
+        (row-major 4x4), each at the level its distance from `eye` calls for, split into the tiles
+        within `near_radius` of `near_point` (horizontally) and the others; consecutive ranges are
+        merged. A tile is dropped when all 8 corners of its box lie beyond one clip plane."""
         corners = np.stack(np.meshgrid([0, 1], [0, 1], [0, 1], indexing="ij"), -1).reshape(8, 3)
         boxes = self.tile_low[:, None, :] + corners[None] * (self.tile_high - self.tile_low)[:, None, :]
         clip = np.concatenate([boxes, np.ones(boxes.shape[:2] + (1,), np.float32)], -1) @ view_projection.T
         w = clip[..., 3:4]
         outside = np.concatenate([clip[..., :3] < -w, clip[..., :3] > w], -1)   # (tiles, 8, 6)
-        visible = ~np.any(np.all(outside, axis=1), axis=1)
-        runs, start = [], None
-        for tile, seen in enumerate(visible):
-            if seen and start is None:
-                start = tile
-            if not seen and start is not None:
-                runs.append((start, tile))
-                start = None
-        if start is not None:
-            runs.append((start, len(visible)))
-        return [(int(self.tile_first[a]), int(self.tile_first[b - 1] + self.tile_count[b - 1] - self.tile_first[a]))
-                for a, b in runs]
+        visible = np.flatnonzero(~np.any(np.all(outside, axis=1), axis=1))
+        if detail and eye is not None:
+            distance = np.linalg.norm(self.tile_centre[visible] - np.asarray(eye, np.float32), axis=1)
+            level = np.clip(np.floor(np.log2(np.maximum(distance, 1) / LOD_NEAR)) + 1, 0, len(LOD_STEPS) - 1)
+            level = level.astype(int)
+        else:
+            level = np.zeros(len(visible), int)
+        near = np.zeros(len(visible), bool)
+        if near_point is not None:
+            point = np.asarray(near_point, np.float32)[[0, 2]]
+            closest = np.clip(point, self.tile_low[visible][:, [0, 2]], self.tile_high[visible][:, [0, 2]])
+            near = np.linalg.norm(closest - point, axis=1) < near_radius
+        return (_merge(self.tile_first[visible, level][near], self.tile_count[visible, level][near]),
+                _merge(self.tile_first[visible, level][~near], self.tile_count[visible, level][~near]))
+
+
+def _merge(starts: np.ndarray, sizes: np.ndarray) -> list[tuple[int, int]]:
+    ranges: list[tuple[int, int]] = []
+    for start, size in zip(starts, sizes):
+        if ranges and ranges[-1][0] + ranges[-1][1] == start:
+            ranges[-1] = (ranges[-1][0], ranges[-1][1] + int(size))
+        else:
+            ranges.append((int(start), int(size)))
+    return ranges
+
+
+def _skirt_triangles(line: np.ndarray, lowered: np.ndarray) -> np.ndarray:
+    """Two-sided strip between border vertices and their lowered copies."""
+    a, b, la, lb = line[:-1], line[1:], lowered[:-1], lowered[1:]
+    return np.stack([a, la, b, b, la, lb, a, b, la, b, lb, la], axis=-1).ravel()
 
 
 def _grid_triangles(index: np.ndarray) -> np.ndarray:

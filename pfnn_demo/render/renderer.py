@@ -24,7 +24,8 @@ NEAR, FAR = 10.0, 10000.0
 LIGHT_OFFSET = glm.vec3(*lighting.LIGHT_OFFSET)
 SHADOW_EXTENT = 200.0         # half-size of the light's view around the character
 SHADOW_SIZE = 1024
-NEAR_RADIUS = 230.0           # ground within this of the hips can hold the character's shadow
+SHADOW_REACH = 190.0          # the character's shadow ends within this of its hips, away from the light
+NEAR_RADIUS = 75.0            # ... and within this of the line from the hips to there
 SKY = (0.78, 0.84, 0.90)
 CHARACTER_ALBEDO = (1.0, 0.9, 0.6)
 _INCLUDE = re.compile(r"^// #include (\S+)$", re.MULTILINE)
@@ -84,6 +85,7 @@ class Renderer:
         self.overlay_vao = ctx.vertex_array(self.overlay_program, [(ctx.buffer(corners.tobytes()), "2f", "in_corner")])
         self._overlay_textures: dict[str, moderngl.Texture] = {}
         self._lines_vbo = ctx.buffer(reserve=4 * 6 * 4096, dynamic=True)
+        self._indirect = ctx.buffer(reserve=20 * 1024, dynamic=True)
         self._lines_vao = ctx.vertex_array(self.lines_program, [(self._lines_vbo, "3f 3f", "in_position", "in_colour")])
         self.scene = None
 
@@ -166,12 +168,27 @@ class Renderer:
 
     def _render_terrain(self, view_projection: glm.mat4, eye, hip) -> None:
         """The terrain tiles inside the view, full resolution near the camera; the tiles the
-        character's shadow and contacts can reach with the full shader, the others without."""
+        character's shadow and contacts can reach (a capsule from the hips away from the light)
+        with the full shader, the others without."""
         matrix = np.array(view_projection.to_list(), np.float32).T   # glm is column-major
-        near, far = self.terrain_mesh.visible_ranges(matrix, tuple(eye), near_point=hip, near_radius=NEAR_RADIUS)
+        away = glm.normalize(glm.vec2(-LIGHT_OFFSET.x, -LIGHT_OFFSET.z))
+        start = (float(hip[0]), float(hip[2]))
+        end = (start[0] + SHADOW_REACH * away.x, start[1] + SHADOW_REACH * away.y)
+        near, far = self.terrain_mesh.visible_ranges(matrix, tuple(eye), near_segment=(start, end),
+                                                     near_radius=NEAR_RADIUS, focus=hip)
         for vao, ranges in ((self.terrain_vao, near), (self.far_terrain_vao, far)):
-            for first, count in ranges:
-                vao.render(first=first, vertices=count)
+            if not ranges:
+                continue
+            # One multi-draw per program: (count, instances, first index, base vertex, base instance).
+            commands = np.zeros((len(ranges), 5), np.uint32)
+            commands[:, 0] = [count for _, count in ranges]
+            commands[:, 1] = 1
+            commands[:, 2] = [first for first, _ in ranges]
+            data = commands.tobytes()
+            if self._indirect.size < len(data):
+                self._indirect.orphan(len(data))
+            self._indirect.write(data)
+            vao.render_indirect(self._indirect, moderngl.TRIANGLES, count=len(ranges))
 
     def _draw_debug(self, controller, options: ViewOptions, view_projection: glm.mat4) -> None:
         lines, points, big_points = debug_geometry(controller, options)

@@ -42,9 +42,10 @@ def bake_ambient_occlusion(heightmap: Heightmap) -> np.ndarray:
     return np.clip(1 - occlusion / AO_DIRECTIONS, 0, 1).astype(np.float32)
 
 
-TILE = 32                     # cells per tile side: the unit of culling and of detail selection
+TILE = 16                     # cells per tile side: the unit of culling and of detail selection
 LOD_STEPS = (1, 2, 4, 8)      # grid steps of the detail levels; level 0 is the full resolution
-LOD_NEAR = 500.0              # tiles nearer than this (world units) to the camera are full resolution
+LOD_NEAR = 300.0              # tiles nearer than this (world units) to the camera are full resolution,
+FOCUS_RADIUS = 120.0          # and so are tiles this near the character
 SKIRT_DEPTH = 25.0            # skirts hang below tile borders so coarser neighbours leave no cracks
 
 
@@ -75,41 +76,44 @@ class TerrainMesh:
         skirt[:, 1] -= SKIRT_DEPTH
         self.vertices = np.concatenate([vertices, skirt]).astype(np.float32)
 
-        parts, first, count, low, high, centre = [], [], [], [], [], []
-        offset = 0
-        for x0 in range(0, w - 1, tile):
-            for z0 in range(0, h - 1, tile):
-                x1, z1 = min(x0 + tile, w - 1), min(z0 + tile, h - 1)
-                levels_first, levels_count = [], []
-                for step in LOD_STEPS:
-                    xs = np.unique(np.append(np.arange(x0, x1, step), x1))
-                    zs = np.unique(np.append(np.arange(z0, z1, step), z1))
-                    triangles = [_grid_triangles(grid[np.ix_(xs, zs)])]
-                    for line in (grid[xs, z0], grid[xs, z1], grid[x0, zs], grid[x1, zs]):
-                        triangles.append(_skirt_triangles(line, skirt_index[line]))
-                    triangles = np.concatenate(triangles)
-                    parts.append(triangles)
-                    levels_first.append(offset)
-                    levels_count.append(triangles.size)
-                    offset += triangles.size
-                first.append(levels_first)
-                count.append(levels_count)
-                block = positions[x0:x1 + 1, z0:z1 + 1].reshape(-1, 3)
-                low.append(block.min(axis=0) - [0, SKIRT_DEPTH, 0])
-                high.append(block.max(axis=0))
+        # Index ranges laid out level by level, tiles in row order within a level, so that
+        # neighbouring tiles drawn at the same level merge into one range.
+        tiles = [(x0, z0, min(x0 + tile, w - 1), min(z0 + tile, h - 1))
+                 for x0 in range(0, w - 1, tile) for z0 in range(0, h - 1, tile)]
+        parts, offset = [], 0
+        first = np.zeros((len(tiles), len(LOD_STEPS)), np.int64)
+        count = np.zeros_like(first)
+        for level, step in enumerate(LOD_STEPS):
+            for number, (x0, z0, x1, z1) in enumerate(tiles):
+                xs = np.unique(np.append(np.arange(x0, x1, step), x1))
+                zs = np.unique(np.append(np.arange(z0, z1, step), z1))
+                triangles = [_grid_triangles(grid[np.ix_(xs, zs)])]
+                # Borders at low z and high x run so that one winding faces outward; the others reverse.
+                for line, outward in ((grid[xs, z0], True), (grid[xs, z1], False),
+                                      (grid[x0, zs], False), (grid[x1, zs], True)):
+                    triangles.append(_skirt_triangles(line, skirt_index[line], outward))
+                triangles = np.concatenate(triangles)
+                parts.append(triangles)
+                first[number, level], count[number, level] = offset, triangles.size
+                offset += triangles.size
+        low = [positions[x0:x1 + 1, z0:z1 + 1].reshape(-1, 3).min(axis=0) - [0, SKIRT_DEPTH, 0]
+               for x0, z0, x1, z1 in tiles]
+        high = [positions[x0:x1 + 1, z0:z1 + 1].reshape(-1, 3).max(axis=0) for x0, z0, x1, z1 in tiles]
         self.indices = np.concatenate(parts).astype(np.uint32)
-        self.tile_first = np.array(first)      # (tiles, levels)
-        self.tile_count = np.array(count)
+        self.tile_first = first                # (tiles, levels)
+        self.tile_count = count
         self.tile_low = np.array(low, np.float32)
         self.tile_high = np.array(high, np.float32)
         self.tile_centre = (self.tile_low + self.tile_high) / 2
 
-    def visible_ranges(self, view_projection: np.ndarray, eye=None, detail: bool = True, near_point=None,
-                       near_radius: float = 0.0) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    def visible_ranges(self, view_projection: np.ndarray, eye=None, detail: bool = True, near_segment=None,
+                       near_radius: float = 0.0, focus=None) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """Index ranges (first, count) of the tiles inside the clip volume of `view_projection`
-        (row-major 4x4), each at the level its distance from `eye` calls for, split into the tiles
-        within `near_radius` of `near_point` (horizontally) and the others; consecutive ranges are
-        merged. A tile is dropped when all 8 corners of its box lie beyond one clip plane."""
+        (row-major 4x4), each at the level its distance from `eye` calls for (full resolution within
+        FOCUS_RADIUS of the point `focus`), split into the tiles
+        within `near_radius` of the horizontal segment `near_segment` ((x0, z0), (x1, z1)) and the
+        others; consecutive ranges are merged. A tile is dropped when all 8 corners of its box
+        lie beyond one clip plane."""
         corners = np.stack(np.meshgrid([0, 1], [0, 1], [0, 1], indexing="ij"), -1).reshape(8, 3)
         boxes = self.tile_low[:, None, :] + corners[None] * (self.tile_high - self.tile_low)[:, None, :]
         clip = np.concatenate([boxes, np.ones(boxes.shape[:2] + (1,), np.float32)], -1) @ view_projection.T
@@ -120,20 +124,34 @@ class TerrainMesh:
             distance = np.linalg.norm(self.tile_centre[visible] - np.asarray(eye, np.float32), axis=1)
             level = np.clip(np.floor(np.log2(np.maximum(distance, 1) / LOD_NEAR)) + 1, 0, len(LOD_STEPS) - 1)
             level = level.astype(int)
+            if focus is not None:
+                point = np.asarray(focus, np.float32)[[0, 2]]
+                closest = np.clip(point, self.tile_low[visible][:, [0, 2]], self.tile_high[visible][:, [0, 2]])
+                level[np.linalg.norm(closest - point, axis=1) < FOCUS_RADIUS] = 0
         else:
             level = np.zeros(len(visible), int)
         near = np.zeros(len(visible), bool)
-        if near_point is not None:
-            point = np.asarray(near_point, np.float32)[[0, 2]]
-            closest = np.clip(point, self.tile_low[visible][:, [0, 2]], self.tile_high[visible][:, [0, 2]])
-            near = np.linalg.norm(closest - point, axis=1) < near_radius
+        if near_segment is not None:
+            near = _boxes_near_segment(self.tile_low[visible][:, [0, 2]], self.tile_high[visible][:, [0, 2]],
+                                       np.asarray(near_segment, np.float32), near_radius)
         return (_merge(self.tile_first[visible, level][near], self.tile_count[visible, level][near]),
                 _merge(self.tile_first[visible, level][~near], self.tile_count[visible, level][~near]))
 
 
+def _boxes_near_segment(low: np.ndarray, high: np.ndarray, segment: np.ndarray, radius: float) -> np.ndarray:
+    """Which 2-D boxes come within `radius` of a segment; tested at 9 points along it, each
+    inflated by half the spacing (conservative)."""
+    t = np.linspace(0, 1, 9)[:, None]
+    points = segment[0] + t * (segment[1] - segment[0])                     # (9, 2)
+    reach = radius + 0.5 * np.linalg.norm(segment[1] - segment[0]) / 8
+    closest = np.clip(points[None], low[:, None], high[:, None])            # (boxes, 9, 2)
+    return np.any(np.linalg.norm(closest - points[None], axis=-1) < reach, axis=1)
+
+
 def _merge(starts: np.ndarray, sizes: np.ndarray) -> list[tuple[int, int]]:
     ranges: list[tuple[int, int]] = []
-    for start, size in zip(starts, sizes):
+    order = np.argsort(starts, kind="stable")
+    for start, size in zip(starts[order], sizes[order]):
         if ranges and ranges[-1][0] + ranges[-1][1] == start:
             ranges[-1] = (ranges[-1][0], ranges[-1][1] + int(size))
         else:
@@ -141,10 +159,13 @@ def _merge(starts: np.ndarray, sizes: np.ndarray) -> list[tuple[int, int]]:
     return ranges
 
 
-def _skirt_triangles(line: np.ndarray, lowered: np.ndarray) -> np.ndarray:
-    """Two-sided strip between border vertices and their lowered copies."""
+def _skirt_triangles(line: np.ndarray, lowered: np.ndarray, outward: bool) -> np.ndarray:
+    """A strip between border vertices and their lowered copies, facing out of the tile: a crack
+    next to a coarser neighbour then shows one of the two tiles' skirts from either side."""
     a, b, la, lb = line[:-1], line[1:], lowered[:-1], lowered[1:]
-    return np.stack([a, la, b, b, la, lb, a, b, la, b, lb, la], axis=-1).ravel()
+    if outward:
+        return np.stack([a, b, la, b, lb, la], axis=-1).ravel()
+    return np.stack([a, la, b, b, la, lb], axis=-1).ravel()
 
 
 def _grid_triangles(index: np.ndarray) -> np.ndarray:

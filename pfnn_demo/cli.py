@@ -68,6 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="picture size (default 1280x720)")
     shot.add_argument("--no-hud", action="store_true", help="leave out the HUD")
     shot.add_argument("--no-debug", action="store_true", help="leave out the trajectory and area drawing")
+    shot.add_argument("--bvh", metavar="FILE",
+                      help="pose the character from a frame of a BVH clip in the 31-joint CMU hierarchy "
+                           "instead of simulating (needs no network)")
+    shot.add_argument("--bvh-frame", type=int, default=0, metavar="N", help="frame of --bvh to show (default 0)")
+    shot.add_argument("--camera-yaw", type=float, default=None, metavar="DEG", help="camera yaw in degrees")
     shot.set_defaults(handler=_screenshot)
 
     convert = commands.add_parser(
@@ -132,65 +137,53 @@ def _run(args) -> int:
 
 
 def _screenshot(args) -> int:
-    from .controller import Controller
-    from .headless import simulate
-    from .input_script import InputScript
+    import math
+
     from .render.hud import Hud
     from .render.offscreen import OffscreenTarget, create_offscreen_context, save_png
     from .render.renderer import Renderer, ViewOptions
     from .scene import load_scene
 
-    script = InputScript.load(args.script)
     scene = load_scene(args.scene)
-    network = _load_network(args)
-    controller = Controller(network, scene)
-    _, failure = simulate(controller, script, max(args.frames, 1))
-    if failure is not None:
-        raise failure
+    if args.bvh:
+        frame, overlays = _still_pose(args, scene), []
+        debug = False
+    else:
+        frame, controls = _simulated_frame(args, scene)
+        overlays = [] if args.no_hud else [("hud", Hud().draw(controls, frame, 60.0, scene.display_name), (12, 12))]
+        debug = not args.no_debug
+    if args.camera_yaw is not None:
+        frame.camera.yaw = math.radians(args.camera_yaw)
     ctx = create_offscreen_context()
     target = OffscreenTarget(ctx, args.size)
-    renderer = Renderer(ctx)
-    controls = script.state(max(args.frames, 1) - 1)
-    overlays = [] if args.no_hud else [("hud", Hud().draw(controls, controller, 60.0, scene.display_name), (12, 12))]
-    renderer.render(target.framebuffer, controller, ViewOptions(debug=not args.no_debug), overlays)
+    Renderer(ctx).render(target.framebuffer, frame, ViewOptions(debug=debug), overlays)
     path = save_png(target.read(), args.output)
     print(f"wrote {path} ({args.size[0]}x{args.size[1]}, {ctx.info['GL_RENDERER']})")
     return 0
 
 
-def _run_headless(args) -> int:
-    import dataclasses
-
+def _simulated_frame(args, scene):
     from .controller import Controller
     from .headless import simulate
     from .input_script import InputScript
-    from .recording import Recorder
-    from .scene import load_scene
 
-    if not args.script:
-        raise PfnnError("--headless needs --script FILE (an input script; see README, 'Input scripts')")
-    if args.frames is not None and args.frames <= 0:
-        raise PfnnError(f"--frames must be positive, got {args.frames}")
     script = InputScript.load(args.script)
-    if args.no_ik:
-        for segment in script.segments:
-            segment.state = dataclasses.replace(segment.state, ik=False)
-    scene = load_scene(args.scene)
-    network = _load_network(args)
-    frames = args.frames or script.frames
-    controller = Controller(network, scene)
-    recorder = Recorder() if args.record else None
-    print(f"simulating {frames} frames ({frames / 60:.1f} s) of {Path(args.script).name} in scene "
-          f"{scene.name!r}, {network.mode} mode{', IK off' if args.no_ik else ''}", file=sys.stderr)
-    seconds, failure = simulate(controller, script, frames, recorder, progress=sys.stderr.isatty())
-    done = len(recorder) if recorder is not None else (controller.frame)
-    print(f"{done} frames in {seconds:.2f} s ({done / max(seconds, 1e-9) / 60:.1f}x real time)", file=sys.stderr)
-    if recorder is not None and len(recorder):
-        path = recorder.save(args.record, scene.name, network.mode, network.weights.provenance)
-        print(f"wrote {path}", file=sys.stderr)
+    controller = Controller(_load_network(args), scene)
+    frames = max(args.frames, 1)
+    _, failure = simulate(controller, script, frames)
     if failure is not None:
         raise failure
-    return 0
+    return controller, script.state(frames - 1)
+
+
+def _still_pose(args, scene):
+    from .motion.bvh import read_bvh
+    from .render.still_pose import StillPose
+
+    motion = read_bvh(args.bvh)
+    if not 0 <= args.bvh_frame < motion.frames:
+        raise PfnnError(f"--bvh-frame {args.bvh_frame} is outside the clip's {motion.frames} frames", args.bvh)
+    return StillPose.from_motion(motion, args.bvh_frame, scene)
 
 
 def _convert_weights(args) -> int:

@@ -1,0 +1,1 @@
+"""Motion data: reading and writing BVH, and turning clips into world-space poses."""

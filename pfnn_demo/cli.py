@@ -186,6 +186,41 @@ def _still_pose(args, scene):
     return StillPose.from_motion(motion, args.bvh_frame, scene)
 
 
+def _run_headless(args) -> int:
+    import dataclasses
+
+    from .controller import Controller
+    from .headless import simulate
+    from .input_script import InputScript
+    from .recording import Recorder
+    from .scene import load_scene
+
+    if not args.script:
+        raise PfnnError("--headless needs --script FILE (an input script; see README, 'Input scripts')")
+    if args.frames is not None and args.frames <= 0:
+        raise PfnnError(f"--frames must be positive, got {args.frames}")
+    script = InputScript.load(args.script)
+    if args.no_ik:
+        for segment in script.segments:
+            segment.state = dataclasses.replace(segment.state, ik=False)
+    scene = load_scene(args.scene)
+    network = _load_network(args)
+    frames = args.frames or script.frames
+    controller = Controller(network, scene)
+    recorder = Recorder() if args.record else None
+    print(f"simulating {frames} frames ({frames / 60:.1f} s) of {Path(args.script).name} in scene "
+          f"{scene.name!r}, {network.mode} mode{', IK off' if args.no_ik else ''}", file=sys.stderr)
+    seconds, failure = simulate(controller, script, frames, recorder, progress=sys.stderr.isatty())
+    done = len(recorder) if recorder is not None else (controller.frame)
+    print(f"{done} frames in {seconds:.2f} s ({done / max(seconds, 1e-9) / 60:.1f}x real time)", file=sys.stderr)
+    if recorder is not None and len(recorder):
+        path = recorder.save(args.record, scene.name, network.mode, network.weights.provenance)
+        print(f"wrote {path}", file=sys.stderr)
+    if failure is not None:
+        raise failure
+    return 0
+
+
 def _convert_weights(args) -> int:
     from .weights import load_original_folder, save_npz
 

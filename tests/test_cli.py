@@ -122,3 +122,18 @@ def test_simulation_core_imports_neither_pygame_nor_moderngl():
             "bad = [m for m in ('pygame', 'moderngl', 'moderngl_window') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_screenshot_of_a_bvh_pose_needs_no_network(tmp_path):
+    from conftest import require_shared
+    clip = require_shared("data/cmu/02_01.bvh")
+    out = tmp_path / "pose.png"
+    assert main(["screenshot", str(out), "--bvh", str(clip), "--bvh-frame", "10", "--size", "320x200"]) == 0
+    import pygame
+    image = pygame.surfarray.array3d(pygame.image.load(str(out)))
+    assert image.shape[:2] == (320, 200)
+    rgb = image.astype(int)
+    sky = np.sum(rgb[..., 2] > rgb[..., 0] + 20)          # blue above the horizon
+    body = np.sum(rgb[..., 0] > rgb[..., 2] + 40)         # the warm-coloured character
+    assert sky > 5000 and body > 200, (sky, body)
+    assert main(["screenshot", str(out), "--bvh", str(clip), "--bvh-frame", "999"]) == 2

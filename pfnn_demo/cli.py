@@ -14,7 +14,7 @@ from . import __version__
 from .errors import PfnnError
 from .phase_network import MODES
 
-SUBCOMMANDS = ("run", "screenshot", "convert-weights")
+SUBCOMMANDS = ("run", "screenshot", "make-terrain", "convert-weights")
 
 DESCRIPTION = """\
 Phase-Functioned Neural Network character controller (Holden, Komura, Saito, SIGGRAPH 2017).
@@ -75,6 +75,23 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--camera-yaw", type=float, default=None, metavar="DEG", help="camera yaw in degrees")
     shot.set_defaults(handler=_screenshot)
 
+    terrain = commands.add_parser(
+        "make-terrain", help="generate a terrain scene (heightmap + scene file), seeded and deterministic",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Generate a heightmap and its scene file (walls, jump and crouch areas, start) and check "
+                    "it against the walkability limits.\n\nkinds and their parameters (--set NAME=VALUE):\n"
+                    + _terrain_kinds_help())
+    terrain.add_argument("kind", help="hills, rocky, terraces, canyon, jump_course or urban")
+    terrain.add_argument("name", help="scene name: writes NAME.npz and NAME.json")
+    terrain.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    terrain.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                         help="a generator parameter, e.g. --set amplitude=50 (repeatable)")
+    terrain.add_argument("--display-name", help="name shown in menus (default: from NAME)")
+    terrain.add_argument("--description", default="", help="one line shown by --list-scenes")
+    terrain.add_argument("--order", type=int, default=100, help="position in menus (default 100)")
+    terrain.add_argument("--out-dir", default=".", help="folder to write to (default: the current one)")
+    terrain.set_defaults(handler=_make_terrain)
+
     convert = commands.add_parser(
         "convert-weights", help="convert an original PFNN network folder to the project's .npz",
         description="Read the original release folder (50 phase slices per layer), recover the 4 "
@@ -84,6 +101,53 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("--provenance", help="text stored with the weights (default: names the source and licence)")
     convert.set_defaults(handler=_convert_weights)
     return parser
+
+
+def _terrain_kinds_help() -> str:
+    import inspect
+
+    from .terrain_gen import GENERATORS
+
+    lines = []
+    for kind, function in GENERATORS.items():
+        parameters = [f"{name}={p.default}" for name, p in inspect.signature(function).parameters.items()
+                      if name != "rng"]
+        lines.append(f"  {kind:12s} {' '.join(parameters)}")
+        lines.append(f"  {'':12s} {inspect.getdoc(function).splitlines()[0]}")
+    return "\n".join(lines)
+
+
+def _make_terrain(args) -> int:
+    import inspect
+
+    from .scene import load_scene_file
+    from .terrain_gen import GENERATORS, write_scene
+    from .walkability import check_scene
+
+    if args.kind not in GENERATORS:
+        raise PfnnError(f"unknown terrain kind {args.kind!r}; choose one of {', '.join(GENERATORS)}")
+    generator = GENERATORS[args.kind]
+    accepted = {name: p.default for name, p in inspect.signature(generator).parameters.items() if name != "rng"}
+    parameters = {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        if name not in accepted:
+            raise PfnnError(f"{args.kind} has no parameter {name!r}; its parameters are {', '.join(accepted)}")
+        try:
+            parameters[name] = type(accepted[name])(float(value)) if isinstance(accepted[name], int) else float(value)
+        except ValueError:
+            raise PfnnError(f"--set {item}: {value!r} is not a number") from None
+    import numpy as np
+
+    generated = generator(np.random.default_rng(args.seed), **parameters)
+    display = args.display_name or args.name.replace("_", " ").capitalize()
+    path = write_scene(generated, Path(args.out_dir), args.name, display, args.description, args.order,
+                       {"kind": args.kind, "seed": args.seed, **parameters})
+    report = check_scene(load_scene_file(path))
+    print(f"wrote {path} and {path.with_suffix('.npz').name}: {generated.heights.shape[0]}x"
+          f"{generated.heights.shape[1]} grid, {len(generated.walls)} walls, {len(generated.jump_areas)} jump areas")
+    print(f"walkability: {report}" + ("" if report.ok else "  <- outside the limits"))
+    return 0 if report.ok else 1
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -147,7 +211,7 @@ def _screenshot(args) -> int:
     scene = load_scene(args.scene)
     if args.bvh:
         frame, overlays = _still_pose(args, scene), []
-        debug = False
+        debug = not args.no_debug      # a still pose has no trajectory: walls and areas only
     else:
         frame, controls = _simulated_frame(args, scene)
         overlays = [] if args.no_hud else [("hud", Hud().draw(controls, frame, 60.0, scene.display_name), (12, 12))]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,11 @@ class Areas:
         norm = np.linalg.norm(normal, axis=1, keepdims=True)
         self._wall_normal = np.where(norm > 0, normal / np.where(norm > 0, norm, 1), [1.0, 0.0])
         self._max_width = float(self._wall_width.max()) if len(self.walls) else 0.0
+        # Plain-Python copies for per-point loops over a few walls (faster than numpy there).
+        self._wall_rows = [(float(a[0]), float(a[1]), float(v[0]), float(v[1]), float(l2), bool(d), float(wd),
+                            float(n[0]), float(n[1]))
+                           for a, v, l2, d, wd, n in zip(self._wall_start, self._wall_vector, self._wall_length2,
+                                                         self._wall_degenerate, self._wall_width, self._wall_normal)]
 
     # -- walls ----------------------------------------------------------------------------------
 
@@ -65,34 +71,54 @@ class Areas:
         """Push one point out to at least `width` from every wall, walls in list order (spec 6.5).
 
         Fixes two quirks of the original: walls are skipped only when the point is provably
-        farther than their width (not by a test on the full segment length), and a point exactly
-        on a wall is pushed along the wall's normal instead of dividing by zero.
+        out of their reach (not by a test on the full segment length), and a point exactly on a
+        wall is pushed along the wall's normal instead of dividing by zero.
         """
         p = np.array(point_xz, np.float64)
         if not len(self.walls):
             return p, False
-        _, distance = self.wall_nearest(p[None])
-        # A push moves the point by less than the widest wall, so walls farther than twice that
-        # cannot be reached by a chain of pushes from nearer walls.
-        candidates = np.flatnonzero(distance[0] < self._wall_width + 2 * self._max_width)
-        moved = False
-        for j in candidates:
-            a, v, width = self._wall_start[j], self._wall_vector[j], self._wall_width[j]
-            t = 0.0 if self._wall_degenerate[j] else min(max(np.dot(p - a, v) / self._wall_length2[j], 0.0), 1.0)
-            q = a + t * v
-            offset = p - q
-            d = float(np.hypot(offset[0], offset[1]))
-            if d < width:
-                normal = offset / d if d > 1e-9 else self._wall_normal[j]
-                p = q + width * normal
-                moved = True
-        return p, moved
+        # A push moves the point by less than the widest wall, so walls farther than twice
+        # that cannot be reached by a chain of pushes from nearer walls.
+        pushed = self.walls_near(p[None], 2 * self._max_width).push_path(p[None])[0]
+        return pushed, bool(np.any(pushed != p))
 
-    def near_walls(self, points_xz: np.ndarray) -> np.ndarray:
-        """Which points (N, 2) are closer than some wall's width."""
+    def walls_near(self, points_xz: np.ndarray, margin: float) -> "Areas":
+        """The walls whose bounding box comes within `margin` (plus their width) of the points' box."""
+        low, high = points_xz.min(axis=0) - margin, points_xz.max(axis=0) + margin
+        start, stop = self._wall_start, self._wall_start + self._wall_vector
+        reach = self._wall_width[:, None]
+        close = np.all(np.minimum(start, stop) - reach <= high, axis=1) & \
+            np.all(np.maximum(start, stop) + reach >= low, axis=1)
+        return self if np.all(close) else Areas(self.walls[close])
+
+    def push_path(self, points_xz: np.ndarray) -> np.ndarray:
+        """Push a path's points out of the walls in order, each push carrying all later points
+        with it (the cumulative trajectory blend of spec 6.5); walls in list order per point."""
+        rows = self._wall_rows
+        out = np.array(points_xz, np.float64)
+        shift_x = shift_z = 0.0
+        for i in range(len(out)):
+            px, pz = out[i, 0] + shift_x, out[i, 1] + shift_z
+            x0, z0 = px, pz
+            for ax, az, vx, vz, length2, degenerate, width, nx, nz in rows:
+                t = 0.0 if degenerate else min(max(((px - ax) * vx + (pz - az) * vz) / length2, 0.0), 1.0)
+                qx, qz = ax + t * vx, az + t * vz
+                dx, dz = px - qx, pz - qz
+                d = math.hypot(dx, dz)
+                if d < width:
+                    if d > 1e-9:
+                        nx, nz = dx / d, dz / d
+                    px, pz = qx + width * nx, qz + width * nz
+            shift_x += px - x0
+            shift_z += pz - z0
+            out[i] = px, pz
+        return out
+
+    def near_walls(self, points_xz: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
+        """Which points (N, 2) are closer than some wall's width (less `tolerance`)."""
         if not len(self.walls):
             return np.zeros(len(points_xz), bool)
-        return np.any(self.wall_distance(points_xz) < self._wall_width, axis=1)
+        return np.any(self.wall_distance(points_xz) < self._wall_width - tolerance, axis=1)
 
     def bump_weights(self, points_xz: np.ndarray) -> np.ndarray:
         """The bump gait: 1 on a wall's width, fading to 0 over 10 more units (spec 6.6.3)."""

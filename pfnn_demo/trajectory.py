@@ -19,6 +19,7 @@ STAND, WALK, JOG, CROUCH, JUMP, BUMP = range(GAITS)
 SAMPLE_FRAMES = np.arange(0, LENGTH, SAMPLE_STEP)              # 0, 10, ..., 110
 _FUTURE = np.arange(CURRENT + 1, LENGTH)                        # 61 ... 119
 _FUTURE_T = ((_FUTURE - CURRENT) / 60.0).astype(np.float32)     # prediction horizon, 1/60 ... 59/60
+PUSH_MARGIN = 100.0   # walls this far beyond the predicted path's box can still be reached by pushes
 
 
 class Trajectory:
@@ -74,19 +75,21 @@ class Trajectory:
         self.gaits[CURRENT + 1:] = self.gaits[CURRENT]
 
     @staticmethod
-    def _collide_cumulative(blend: np.ndarray, areas: Areas) -> None:
-        """Wall push inside the cumulative blend: a pushed point carries all later ones with it."""
-        start = 0
-        while start < len(blend):
-            inside = np.flatnonzero(areas.near_walls(blend[start:, [0, 2]]))
-            if not len(inside):
-                return
-            i = start + inside[0]
-            pushed, _ = areas.push_out_of_walls(blend[i, [0, 2]])
-            shift = pushed - blend[i, [0, 2]]
-            blend[i:, 0] += np.float32(shift[0])
-            blend[i:, 2] += np.float32(shift[1])
-            start = i + 1
+    def _collide_cumulative(blend: np.ndarray, all_areas: Areas) -> None:
+        """Wall push inside the cumulative blend: a pushed point carries all later ones with it.
+
+        Only walls near the predicted path take part; if the pushes carried the path near
+        another wall, the push is redone with every wall (exact either way).
+        """
+        path = blend[:, [0, 2]]
+        if not np.any(all_areas.near_walls(path)):
+            return
+        areas = all_areas.walls_near(path, PUSH_MARGIN)
+        pushed = areas.push_path(path)
+        # Pushed points sit exactly a width away, up to rounding: hence the small tolerance.
+        if areas is not all_areas and np.any(all_areas.near_walls(pushed, tolerance=1e-3)):
+            pushed = all_areas.push_path(path)
+        blend[:, 0], blend[:, 2] = pushed[:, 0], pushed[:, 1]
 
     # -- areas, heights (spec 6.6 steps 1-5) -----------------------------------------------------
 

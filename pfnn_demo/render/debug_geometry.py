@@ -31,36 +31,14 @@ def _polyline(points: np.ndarray, colour) -> np.ndarray:
 
 
 def debug_geometry(controller, options) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    trajectory = controller.trajectory
     terrain = controller.scene.heightmap
     areas = controller.scene.areas
     lines, points, big_points = [], [], []
+    trajectory = getattr(controller, "trajectory", None)   # a still pose has none
+    if trajectory is not None:
+        _trajectory_geometry(trajectory, terrain, lines, points, big_points)
 
-    gait_colour = trajectory.gaits[:, [JUMP, BUMP, CROUCH]]
-    positions = trajectory.positions + np.array([0, LIFT, 0], np.float32)
-    points.append(_with_colour(positions[:110], gait_colour[:110]))      # the last 10 are not drawn
-    samples = positions[SAMPLE_FRAMES]
-    big_points.append(_with_colour(samples, gait_colour[SAMPLE_FRAMES]))
-
-    # Side terrain samples of the network input.
-    yaws = trajectory.yaws[SAMPLE_FRAMES]
-    side = rotate_y(np.array([SIDE_OFFSET, 0, 0], np.float32), yaws)
-    for sign in (1, -1):
-        p = trajectory.positions[SAMPLE_FRAMES] + sign * side
-        p[:, 1] = terrain.sample(p[:, 0], p[:, 2]) + LIFT
-        points.append(_with_colour(p, (0.2, 0.2, 0.2)))
-
-    # Direction arrows: 15 long with two barbs.
-    directions = trajectory.directions[SAMPLE_FRAMES]
-    tips = samples + 15 * directions
-    tips[:, 1] = terrain.sample(tips[:, 0], tips[:, 2]) + LIFT
-    across = np.cross(directions, np.array([0, 1, 0], np.float32))
-    colours = gait_colour[SAMPLE_FRAMES]
-    lines.append(_segments(samples, tips, colours))
-    lines.append(_segments(tips, tips + 4 * across - 4 * directions * [1, 0, 1], colours))
-    lines.append(_segments(tips, tips - 4 * across - 4 * directions * [1, 0, 1], colours))
-
-    if options.debug_joints:
+    if options.debug_joints and trajectory is not None:
         joints = controller.joint_positions
         big_points.append(_with_colour(joints, (0.6, 0.3, 0.4)))
         lines.append(_segments(joints, joints - 5 * controller.joint_velocities, (0.6, 0.3, 0.4)))
@@ -98,3 +76,30 @@ def _crouch_ceiling(areas, cx, cy, cz, size_x, size_z) -> np.ndarray:
                  (cx + size_x / 2, cz - size_z / 2), (cx - size_x / 2, cz - size_z / 2)):
         parts.append(_segments(np.array([[x, cy, z]]), np.array([[x, cy + areas.crouch_ceiling(x), z]]), colour))
     return np.concatenate(parts)
+
+
+def _trajectory_geometry(trajectory, terrain, lines, points, big_points) -> None:
+    """Trajectory points, side samples and direction arrows, coloured by gait."""
+    gait_colour = trajectory.gaits[:, [JUMP, BUMP, CROUCH]]
+    positions = trajectory.positions + np.array([0, LIFT, 0], np.float32)
+    points.append(_with_colour(positions[:110], gait_colour[:110]))      # the last 10 are not drawn
+    samples = positions[SAMPLE_FRAMES]
+    big_points.append(_with_colour(samples, gait_colour[SAMPLE_FRAMES]))
+
+    # Side terrain samples of the network input.
+    yaws = trajectory.yaws[SAMPLE_FRAMES]
+    side = rotate_y(np.array([SIDE_OFFSET, 0, 0], np.float32), yaws)
+    for sign in (1, -1):
+        p = trajectory.positions[SAMPLE_FRAMES] + sign * side
+        p[:, 1] = terrain.sample(p[:, 0], p[:, 2]) + LIFT
+        points.append(_with_colour(p, (0.2, 0.2, 0.2)))
+
+    # Direction arrows: 15 long with two barbs.
+    directions = trajectory.directions[SAMPLE_FRAMES]
+    tips = samples + 15 * directions
+    tips[:, 1] = terrain.sample(tips[:, 0], tips[:, 2]) + LIFT
+    across = np.cross(directions, np.array([0, 1, 0], np.float32))
+    colours = gait_colour[SAMPLE_FRAMES]
+    lines.append(_segments(samples, tips, colours))
+    lines.append(_segments(tips, tips + 4 * across - 4 * directions * [1, 0, 1], colours))
+    lines.append(_segments(tips, tips - 4 * across - 4 * directions * [1, 0, 1], colours))

@@ -92,6 +92,7 @@ class Demo:
                   lambda: self.cycle_mode(-1), lambda: self.cycle_mode(1)),
             Entry(lambda: f"Foot IK: {on_off(toggles.ik)}", flip("ik")),
             Entry(lambda: f"Debug drawing: {on_off(toggles.debug)}", flip("debug")),
+            Entry(lambda: f"Debug joints and velocities: {on_off(self.options.debug_joints)}", self._flip_joints),
             Entry(lambda: f"Responsive: {on_off(toggles.responsive)}", flip("responsive")),
             Entry(lambda: f"Invert camera Y: {on_off(camera.invert_y)}", flip_invert),
             Entry(lambda: "About  >", lambda: self.menu.push(self._about_page())),
@@ -113,6 +114,9 @@ class Demo:
             "Phase-Functioned Neural Networks for Character Control,",
             "Holden, Komura, Saito, SIGGRAPH 2017."]
         return Page("About", [Entry(lambda: "Back", self.menu.back)], text=lines)
+
+    def _flip_joints(self) -> None:
+        self.options.debug_joints = not self.options.debug_joints
 
     def request_quit(self) -> None:
         self.quit_requested = True

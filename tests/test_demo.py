@@ -93,6 +93,12 @@ def test_menu_switches_scene_and_mode(demo, gl):
     demo.on_key(pygame.K_RETURN, True)
     assert demo.controller.scene.name == "tunnel" and not demo.menu.open
     demo.on_key(pygame.K_ESCAPE, True)
+    for _ in range(5):                                # "Debug joints and velocities"
+        demo.on_key(pygame.K_DOWN, True)
+    demo.on_key(pygame.K_RETURN, True)
+    assert demo.options.debug_joints
+    demo.on_key(pygame.K_ESCAPE, True)
+    demo.on_key(pygame.K_ESCAPE, True)
     demo.on_key(pygame.K_DOWN, True)
     demo.on_key(pygame.K_DOWN, True)                  # "Network mode"
     demo.on_key(pygame.K_RIGHT, True)

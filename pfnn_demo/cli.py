@@ -14,7 +14,7 @@ from . import __version__
 from .errors import PfnnError
 from .phase_network import MODES
 
-SUBCOMMANDS = ("run", "screenshot", "make-terrain", "convert-weights")
+SUBCOMMANDS = ("run", "screenshot", "make-terrain", "train", "convert-weights")
 
 DESCRIPTION = """\
 Phase-Functioned Neural Network character controller (Holden, Komura, Saito, SIGGRAPH 2017).
@@ -92,6 +92,22 @@ def build_parser() -> argparse.ArgumentParser:
     terrain.add_argument("--out-dir", default=".", help="folder to write to (default: the current one)")
     terrain.set_defaults(handler=_make_terrain)
 
+    trainer = commands.add_parser(
+        "train", help="train a network from BVH clips (needs the 'train' extra: PyTorch)",
+        description="Label the clips (contacts, phase, gait), build the training windows with mirrors, "
+                    "train the phase-functioned network and export it in the project's format.")
+    trainer.add_argument("--data", required=True, metavar="DIR", help="folder of .bvh clips in the 31-joint CMU hierarchy")
+    trainer.add_argument("--out", required=True, metavar="FILE.npz", help="network to write")
+    trainer.add_argument("--epochs", type=int, default=20, help="passes over the data (default 20)")
+    trainer.add_argument("--hidden", type=int, default=512, help="hidden units per layer (default 512)")
+    trainer.add_argument("--batch-size", type=int, default=32, help="mini-batch size (default 32)")
+    trainer.add_argument("--learning-rate", type=float, default=1e-4, help="Adam step size (default 1e-4)")
+    trainer.add_argument("--seed", type=int, default=23456, help="random seed (default 23456)")
+    trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
+    trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")
+    trainer.add_argument("--device", default="cpu", help="torch device (default cpu; cuda when you have one)")
+    trainer.set_defaults(handler=_train)
+
     convert = commands.add_parser(
         "convert-weights", help="convert an original PFNN network folder to the project's .npz",
         description="Read the original release folder (50 phase slices per layer), recover the 4 "
@@ -148,6 +164,13 @@ def _make_terrain(args) -> int:
           f"{generated.heights.shape[1]} grid, {len(generated.walls)} walls, {len(generated.jump_areas)} jump areas")
     print(f"walkability: {report}" + ("" if report.ok else "  <- outside the limits"))
     return 0 if report.ok else 1
+
+
+def _train(args) -> int:
+    from .train.pipeline import train_from_folder
+
+    train_from_folder(args)
+    return 0
 
 
 def _size(text: str) -> tuple[int, int]:

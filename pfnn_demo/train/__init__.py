@@ -1,0 +1,1 @@
+"""The training pipeline: labelling, database, synthesis, trainer (PyTorch only in the trainer)."""

@@ -1,0 +1,223 @@
+"""Training windows in exactly the layout the runtime consumes (spec 9.3, features.py).
+
+A clip becomes world joint positions and rotations on the project's canonical skeleton at
+60 fps; each frame i with 60 frames of context on both sides becomes one row of X (342 inputs),
+Y (311 outputs) and P (phase in cycles). Heights are relative to the ground, which is flat at 0
+here (synthetic terrain is added by the synthesis step).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from scipy import ndimage
+
+from ..features import INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLES, SAMPLE_STEP
+from ..rotation import matrix_to_quat, rotate_y
+from ..skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, PARENTS, _REST_OFFSETS_BVH
+from . import labels
+
+FPS = 60
+WINDOW = 60
+FACING_SIGMA = 20          # frames of Gaussian smoothing of the facing direction (the original's)
+MIRROR = np.array([JOINT_NAMES.index(n.replace("Left", "@").replace("Right", "Left").replace("@", "Right")
+                             .replace("LHip", "@").replace("RHip", "LHip").replace("@", "RHip")
+                             .replace("LThumb", "@").replace("RThumb", "LThumb").replace("@", "RThumb"))
+                   for n in JOINT_NAMES])
+
+
+@dataclasses.dataclass
+class Clip:
+    """A labelled clip on the canonical skeleton at 60 fps."""
+
+    name: str
+    positions: np.ndarray      # (T, 31, 3) world, demo units
+    rotations: np.ndarray      # (T, 31, 3, 3) world
+    phase: np.ndarray          # (T,) cycles
+    gaits: np.ndarray          # (T, 6)
+    contacts: np.ndarray       # (T, 4) float: L heel, L toe, R heel, R toe
+
+    @property
+    def frames(self) -> int:
+        return len(self.positions)
+
+
+def retarget_to_canonical(motion) -> "Motion":
+    """A clip in the 31-joint CMU hierarchy onto the canonical skeleton: the same joint rotations
+    on the canonical bone offsets; the root's path scaled by the ratio of leg lengths."""
+    from ..motion.bvh import Motion
+
+    if list(motion.names) != list(JOINT_NAMES):
+        raise ValueError("retarget_to_canonical needs the 31-joint CMU hierarchy")
+    leg = [2, 3, 4]
+    scale = np.linalg.norm(_REST_OFFSETS_BVH[leg], axis=1).sum() / np.linalg.norm(motion.offsets[leg], axis=1).sum()
+    values = motion.values.copy()
+    position_columns = [k for k, c in enumerate(motion.channels[0]) if c.endswith("position")]
+    values[:, position_columns] *= scale
+    return Motion(list(motion.names), motion.parents, _REST_OFFSETS_BVH.copy(), motion.channels, values,
+                  motion.frame_time, motion.end_sites)
+
+
+def clip_from_motion(motion, name: str, ground: float | None = None) -> Clip:
+    """Canonical skeleton, resampled to 60 fps, stood on y = 0, labelled automatically."""
+    world = retarget_to_canonical(motion).global_transforms(BVH_TO_DEMO_UNITS)
+    source_fps = 1.0 / motion.frame_time
+    step = source_fps / FPS
+    frames = np.arange(0, world.shape[0] - 1e-9, step)
+    world = _resample(world, frames)
+    positions = world[..., :3, 3]
+    ground = float(np.percentile(positions[:, [4, 5, 9, 10], 1], 2)) - 3.0 if ground is None else ground
+    positions = positions - np.array([0.0, ground, 0.0])
+    rotations = world[..., :3, :3]
+    contacts = labels.foot_contacts(positions, FPS)
+    strikes = labels.foot_strikes(contacts, FPS)
+    phase = labels.phase_from_strikes(strikes, len(positions), FPS)
+    gaits = labels.gait_weights(positions, contacts, FPS)
+    return Clip(name, positions.astype(np.float32), rotations.astype(np.float32), phase, gaits.astype(np.float32),
+                contacts.astype(np.float32))
+
+
+def _resample(world: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """Transforms at fractional frames: positions interpolated linearly, rotations nearest."""
+    low = np.floor(frames).astype(int)
+    high = np.minimum(low + 1, world.shape[0] - 1)
+    mu = (frames - low)[:, None, None]
+    out = world[low].copy()
+    out[..., :3, 3] = (1 - mu) * world[low][..., :3, 3] + mu * world[high][..., :3, 3]
+    nearest = np.where(mu[:, 0, 0] < 0.5, low, high)
+    out[..., :3, :3] = world[nearest][..., :3, :3]
+    return out
+
+
+def mirror_clip(clip: Clip) -> Clip:
+    """Left and right swapped: x negated, joints swapped, phase shifted half a cycle."""
+    flip = np.diag([-1.0, 1.0, 1.0]).astype(np.float32)
+    positions = clip.positions[:, MIRROR] * np.array([-1.0, 1.0, 1.0], np.float32)
+    rotations = flip @ clip.rotations[:, MIRROR] @ flip
+    contacts = clip.contacts[:, [2, 3, 0, 1]]
+    return Clip(clip.name + "_mirror", positions, rotations, np.mod(clip.phase + 0.5, 1.0), clip.gaits.copy(),
+                contacts)
+
+
+def facing_yaw(positions: np.ndarray) -> np.ndarray:
+    """Yaw of the body's facing direction per frame (across shoulders and hips, smoothed)."""
+    across = (positions[:, 18] - positions[:, 25]) + (positions[:, 2] - positions[:, 7])
+    across[:, 1] = 0
+    across /= np.linalg.norm(across, axis=1, keepdims=True)
+    forward = np.cross(across, [0.0, 1.0, 0.0])
+    forward = ndimage.gaussian_filter1d(forward, FACING_SIGMA, axis=0, mode="nearest")
+    return np.arctan2(forward[:, 0], forward[:, 2])
+
+
+def _quat_log(rotations: np.ndarray) -> np.ndarray:
+    q = matrix_to_quat(rotations)
+    q = np.where(q[..., :1] < 0, -q, q)                  # the w >= 0 hemisphere
+    v = q[..., 1:]
+    sin_half = np.linalg.norm(v, axis=-1, keepdims=True)
+    angle = np.arctan2(sin_half, q[..., :1])
+    return np.where(sin_half > 1e-9, v / np.where(sin_half > 1e-9, sin_half, 1) * angle, 0.0)
+
+
+def clip_windows(clip: Clip, terrain_height=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """X (N, 342), Y (N, 311), P (N,) for every frame with a full window around it.
+
+    `terrain_height(x, z)` gives the ground under points (default flat at 0).
+    """
+    positions, rotations = clip.positions.astype(np.float64), clip.rotations.astype(np.float64)
+    yaw = np.unwrap(facing_yaw(positions))
+    root = positions[:, 0].copy()
+    ground = (lambda x, z: np.zeros_like(x)) if terrain_height is None else terrain_height
+    root[:, 1] = ground(root[:, 0], root[:, 2])
+    first, last = WINDOW, clip.frames - WINDOW - 1
+    if last <= first:
+        return np.zeros((0, INPUT_SIZE), np.float32), np.zeros((0, OUTPUT_SIZE), np.float32), np.zeros(0, np.float32)
+    frames = np.arange(first, last)
+    offsets = np.arange(-WINDOW, WINDOW, SAMPLE_STEP)                      # -60 ... 50
+    X = np.zeros((len(frames), INPUT_SIZE))
+    Y = np.zeros((len(frames), OUTPUT_SIZE))
+    forward = np.stack([np.sin(yaw), np.zeros_like(yaw), np.cos(yaw)], axis=1)
+    phase = clip.phase
+    dphase = np.mod(np.roll(phase, -1) - phase, 1.0)
+    for row, i in enumerate(frames):
+        samples = i + offsets
+        # The runtime's root height is the mean terrain height under the 12 trajectory samples.
+        height = float(np.mean(root[samples, 1]))
+        origin = np.array([root[i, 0], height, root[i, 2]])
+        local = rotate_y(root[samples] - origin, -yaw[i])
+        X[row, INPUT["trajectory_x"]] = local[:, 0]
+        X[row, INPUT["trajectory_z"]] = local[:, 2]
+        direction = rotate_y(forward[samples], -yaw[i])
+        X[row, INPUT["direction_x"]] = direction[:, 0]
+        X[row, INPUT["direction_z"]] = direction[:, 2]
+        gaits = clip.gaits[samples].T.copy()
+        gaits[5] = 0.0                                              # the runtime feeds no bump
+        X[row, INPUT["gaits"]] = gaits.ravel()
+        previous = np.array([root[i - 1, 0], height, root[i - 1, 2]])
+        X[row, INPUT["joint_positions"]] = rotate_y(positions[i - 1] - previous, -yaw[i - 1]).ravel()
+        X[row, INPUT["joint_velocities"]] = rotate_y(positions[i] - positions[i - 1], -yaw[i - 1]).ravel()
+        side = rotate_y(np.array([25.0, 0.0, 0.0]), yaw[samples])
+        for key, points in (("height_side_pos", root[samples] + side), ("height_side_neg", root[samples] - side)):
+            X[row, INPUT[key]] = ground(points[:, 0], points[:, 2]) - height
+        X[row, INPUT["height_centre"]] = root[samples, 1] - height
+
+        step = rotate_y(root[i + 1] - root[i], -yaw[i])
+        Y[row, OUTPUT["root_velocity"]] = step[[0, 2]]
+        Y[row, OUTPUT["root_turn"]] = yaw[i] - yaw[i + 1]
+        Y[row, OUTPUT["phase_step"]] = dphase[i]
+        Y[row, OUTPUT["contacts"]] = clip.contacts[i]
+        future = i + 1 + np.arange(0, 60, SAMPLE_STEP)
+        next_origin = np.array([root[i + 1, 0], 0.0, root[i + 1, 2]])
+        future_local = rotate_y(root[future] - next_origin, -yaw[i + 1])
+        Y[row, OUTPUT["future_x"]] = future_local[:, 0]
+        Y[row, OUTPUT["future_z"]] = future_local[:, 2]
+        future_direction = rotate_y(forward[future], -yaw[i + 1])
+        Y[row, OUTPUT["future_direction_x"]] = future_direction[:, 0]
+        Y[row, OUTPUT["future_direction_z"]] = future_direction[:, 2]
+        Y[row, OUTPUT["joint_positions"]] = rotate_y(positions[i] - origin, -yaw[i]).ravel()
+        Y[row, OUTPUT["joint_velocities"]] = rotate_y(positions[i + 1] - positions[i], -yaw[i]).ravel()
+        local_rotations = _yaw_matrix(-yaw[i]) @ rotations[i]
+        Y[row, OUTPUT["joint_rotations"]] = _quat_log(local_rotations).ravel()
+    return X.astype(np.float32), Y.astype(np.float32), phase[frames].astype(np.float32)
+
+
+def _yaw_matrix(yaw: float) -> np.ndarray:
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+
+# Joints masked out of the input (helpers with zero offset, fingers and thumbs, spec 9.5).
+MASKED_JOINTS = (1, 6, 11, 14, 17, 21, 22, 23, 24, 28, 29, 30)
+
+
+def normalisation(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Means and group-shared standard deviations, with the joint weighting of spec 9.5."""
+    x_mean, y_mean = X.mean(axis=0), Y.mean(axis=0)
+    x_std, y_std = X.std(axis=0), Y.std(axis=0)
+    joint_weight = np.ones(31)
+    joint_weight[list(MASKED_JOINTS)] = 1e-10
+    joint_weight = np.repeat(joint_weight, 3)
+    shared_x = np.empty_like(x_std)
+    groups_x = [INPUT["trajectory_x"], INPUT["trajectory_z"], INPUT["direction_x"], INPUT["direction_z"],
+                INPUT["gaits"], slice(INPUT["height_side_pos"].start, INPUT["height_side_neg"].stop)]
+    for group in groups_x:
+        shared_x[group] = x_std[group].mean()
+    for key in ("joint_positions", "joint_velocities"):
+        group = INPUT[key]
+        shared_x[group] = x_std[group].mean() / (0.1 * joint_weight)
+    shared_y = np.empty_like(y_std)
+    groups_y = [OUTPUT["root_velocity"], OUTPUT["root_turn"], OUTPUT["phase_step"], OUTPUT["contacts"],
+                slice(OUTPUT["future_x"].start, OUTPUT["future_z"].stop),
+                slice(OUTPUT["future_direction_x"].start, OUTPUT["future_direction_z"].stop),
+                OUTPUT["joint_positions"], OUTPUT["joint_velocities"], OUTPUT["joint_rotations"]]
+    for group in groups_y:
+        shared_y[group] = y_std[group].mean()
+    # A group that never varies (e.g. terrain on flat ground only) would divide by zero.
+    shared_x = np.where(shared_x > 1e-6, shared_x, 1.0)
+    shared_y = np.where(shared_y > 1e-6, shared_y, 1.0)
+    return (x_mean.astype(np.float32), shared_x.astype(np.float32), y_mean.astype(np.float32),
+            shared_y.astype(np.float32))
+
+
+SAMPLE_OFFSETS = np.arange(-WINDOW, WINDOW, SAMPLE_STEP)
+assert len(SAMPLE_OFFSETS) == SAMPLES

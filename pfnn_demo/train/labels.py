@@ -1,0 +1,121 @@
+"""Automatic labels of a motion clip: foot contacts, gait phase, gait weights.
+
+Positions are world joint positions (T, 31, 3) in the demo's units at `fps` frames per second.
+  contacts  a heel or toe joint is in contact when it is slow and near the clip's ground
+            (its own low percentile), cleaned of flicker;
+  phase     0 at every right-foot strike, 0.5 at every left-foot strike, linear in between
+            (in cycles, [0, 1)); a missed alternation spans a whole cycle; before the first and
+            after the last strike the phase holds;
+  gaits     stand, walk, jog, crouch, jump, bump from root speed, head height and feet in the air.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import ndimage
+
+HEELS, TOES = (4, 9), (5, 10)
+CONTACT_ORDER = (4, 5, 9, 10)        # left heel, left toe, right heel, right toe (as the network)
+HEAD, HIPS = 16, 0
+CONTACT_SPEED = 15.0                 # units per second: the threshold of a clean, slow foot...
+MAX_CONTACT_SPEED = 80.0             # ...raised up to this for feet that never slow down so much
+SMOOTH_SECONDS = 0.02
+AIRBORNE = 0.25
+CONTACT_LIFT = {4: 6.0, 9: 6.0, 5: 5.0, 10: 5.0}   # above the joint's ground level
+CLEAN_SECONDS = 0.05
+SHUFFLE = 0.4                        # seconds: a foot landing again this soon is shuffling
+
+
+def foot_contacts(positions: np.ndarray, fps: float) -> np.ndarray:
+    """(T, 4) booleans in the order left heel, left toe, right heel, right toe."""
+    joints = positions[:, CONTACT_ORDER]
+    # Marker jitter is amplified by differentiation: smooth over about 20 ms first.
+    smooth = ndimage.gaussian_filter1d(joints, SMOOTH_SECONDS * fps, axis=0, mode="nearest")
+    speed = np.linalg.norm(np.gradient(smooth, axis=0) * fps, axis=-1)
+    # Running feet never stop quite still: a joint's own slow frames set its threshold.
+    threshold = np.clip(1.5 * np.percentile(speed, 10, axis=0), CONTACT_SPEED, MAX_CONTACT_SPEED)
+    ground = np.percentile(joints[..., 1], 5, axis=0)
+    lift = np.array([CONTACT_LIFT[j] for j in CONTACT_ORDER])
+    contact = (speed < threshold) & (joints[..., 1] < ground + lift)
+    size = max(int(round(CLEAN_SECONDS * fps)) | 1, 3)
+    return ndimage.median_filter(contact.astype(np.uint8), size=(size, 1), mode="nearest").astype(bool)
+
+
+MIN_CONTACT = 0.08      # seconds a foot must stay down for its landing to count as a strike
+
+
+def foot_strikes(contacts: np.ndarray, fps: float) -> list[tuple[int, float]]:
+    """(frame, phase) of every strike, right 0.0, left 0.5: the moment the toe comes down (the
+    foot is flat), for a contact that lasts at least MIN_CONTACT."""
+    events = []
+    shortest = max(int(round(MIN_CONTACT * fps)), 1)
+    for value, column in ((0.5, 1), (0.0, 3)):
+        down = contacts[:, column]
+        labels, count = ndimage.label(down)
+        for index in range(1, count + 1):
+            frames = np.flatnonzero(labels == index)
+            if len(frames) >= shortest and frames[0] > 0:
+                events.append((int(frames[0]), value))
+    return sorted(events)
+
+
+def phase_from_strikes(strikes: list[tuple[int, float]], frames: int, fps: float) -> np.ndarray:
+    """Phase in cycles [0, 1) for every frame, from strike events.
+
+    Between strikes the phase runs linearly (a slow step is a slow phase); a foot striking again
+    before the other one did spans a whole cycle. Before the first and after the last strike the
+    character stands: the phase holds (the hand labels of the original data do the same).
+    """
+    strikes = _clean_strikes(strikes, fps)
+    if not strikes:
+        return np.zeros(frames)
+    times = [strikes[0][0]]
+    values = [strikes[0][1]]
+    for frame, value in strikes[1:]:
+        step = (value - values[-1]) % 1.0
+        times.append(frame)
+        values.append(values[-1] + (step if step > 0 else 1.0))
+    phase = np.interp(np.arange(frames, dtype=float), times, values)   # holds beyond the ends
+    return np.mod(phase, 1.0)
+
+
+def _clean_strikes(strikes: list[tuple[int, float]], fps: float) -> list[tuple[int, float]]:
+    """Drop a foot's re-strike within SHUFFLE seconds of its previous one (a shuffle, not a step)."""
+    cleaned: list[tuple[int, float]] = []
+    last = {0.0: -10**9, 0.5: -10**9}
+    for frame, value in strikes:
+        if frame - last[value] >= SHUFFLE * fps:
+            cleaned.append((frame, value))
+            last[value] = frame
+    return cleaned
+
+
+def gait_weights(positions: np.ndarray, contacts: np.ndarray, fps: float, standing_head: float | None = None) -> np.ndarray:
+    """(T, 6) weights: stand, walk, jog, crouch, jump, bump (bump always 0 here).
+
+    Root speed below 25 units/s is standing, up to 220 walking, faster jogging (blended over a
+    band); a head lower than 85 % of the standing head height crouches; no foot in contact for
+    longer than a running stride's flight (AIRBORNE seconds) is a jump.
+    """
+    root = positions[:, HIPS]
+    speed = np.linalg.norm(np.gradient(root[:, [0, 2]], axis=0), axis=1) * fps
+    speed = ndimage.uniform_filter1d(speed, max(int(0.25 * fps), 1), mode="nearest")
+    stand = np.clip((40.0 - speed) / 30.0, 0, 1)
+    jog = np.clip((speed - 200.0) / 60.0, 0, 1)
+    walk = np.clip(1 - stand - jog, 0, 1)
+    head = positions[:, HEAD, 1] - np.min(positions[:, list(CONTACT_ORDER), 1], axis=1)
+    standing_head = standing_head or float(np.percentile(head, 90))
+    crouch = np.clip((0.85 * standing_head - head) / (0.15 * standing_head), 0, 1)
+    airborne = ~np.any(contacts, axis=1)
+    airborne = ndimage.binary_opening(airborne, structure=np.ones(max(int(AIRBORNE * fps), 1)))
+    jump = ndimage.uniform_filter1d(airborne.astype(float), max(int(0.2 * fps), 1), mode="nearest")
+    jump = np.clip(jump * 2, 0, 1)
+    weights = np.stack([stand, walk, jog, crouch, jump, np.zeros_like(stand)], axis=1)
+    weights[:, :3] *= (1 - np.maximum(crouch, jump))[:, None]
+    total = weights.sum(axis=1, keepdims=True)
+    return weights / np.where(total > 0, total, 1)
+
+
+def circular_error(phase_a: np.ndarray, phase_b: np.ndarray) -> np.ndarray:
+    """Distance between phases in cycles, in [0, 0.5]."""
+    return np.abs(np.mod(phase_a - phase_b + 0.5, 1.0) - 0.5)

@@ -1,0 +1,87 @@
+"""`pfnn-demo train`: clips in a folder to an exported network, with progress and validation."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import PfnnError
+from ..motion.bvh import read_bvh
+from .database import clip_from_motion, clip_windows, mirror_clip, normalisation
+from .synthesis import loop_cycles
+from .trainer import TrainConfig, export, train
+
+CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
+                       "The database was created with funding from NSF EIA-0196217.")
+
+
+def load_clips(folder: Path, log=print) -> list:
+    files = sorted(folder.glob("*.bvh"))
+    if not files:
+        raise PfnnError("no .bvh clips in the data folder", folder)
+    clips = []
+    for file in files:
+        try:
+            clip = clip_from_motion(read_bvh(file), file.stem)
+        except ValueError as error:
+            raise PfnnError(str(error), file) from None
+        clips.append(clip)
+        log(f"  {file.name}: {clip.frames} frames at 60 fps, gait {np.round(clip.gaits.mean(axis=0), 2).tolist()}")
+    return clips
+
+
+LOOP_SECONDS = 8.0
+
+
+def extended(clips: list) -> list:
+    """Each clip, plus its first whole gait cycle looped for LOOP_SECONDS where it has one."""
+    out = []
+    for clip in clips:
+        out.append(clip)
+        looped = loop_cycles(clip, LOOP_SECONDS)
+        if looped is not None:
+            out.append(looped)
+    return out
+
+
+def windows(clips: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    parts = [clip_windows(c) for clip in extended(clips) for c in (clip, mirror_clip(clip))]
+    parts = [p for p in parts if len(p[0])]
+    if not parts:
+        raise PfnnError("no clip is long enough for a training window (2 s at 60 fps)")
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+
+
+def train_from_folder(args, log=None) -> Path:
+    log = log or (lambda text: print(text, file=sys.stderr))
+    folder = Path(args.data)
+    if not folder.is_dir():
+        raise PfnnError("no such data folder", folder)
+    log(f"labelling clips in {folder}")
+    clips = load_clips(folder, log)
+    held_out = clips[3::4] if len(clips) >= 4 else []    # every 4th clip validates
+    training = [c for c in clips if not any(c is h for h in held_out)]
+    X, Y, P = windows(training)
+    try:
+        validation = windows(held_out) if held_out else None
+    except PfnnError:
+        validation = None
+        log("the held-out clips give no whole window: training without validation")
+    log(f"{len(X)} training windows (with mirrors) from {len(training)} clips"
+        + (f", {len(validation[0])} validation windows from {len(held_out)} held-out clips" if validation else ""))
+    norm = normalisation(X, Y)
+    config = TrainConfig(hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
+                         learning_rate=args.learning_rate, seed=args.seed, device=args.device)
+    checkpoint = Path(args.checkpoint) if args.checkpoint else None
+    model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
+                           resume=args.resume, progress=sys.stderr.isatty(), log=log)
+    names = ", ".join(c.name for c in clips)
+    provenance = (f"Trained by pfnn-demo from {len(clips)} clips ({names}), looped cycles and mirrors; "
+                  f"{config.epochs} epochs, "
+                  f"hidden {config.hidden}, seed {config.seed}. " + CMU_ACKNOWLEDGEMENT)
+    out = Path(args.out)
+    export(model, norm, out, provenance)
+    log(f"wrote {out} (final training loss {history[-1]['train_loss']:.4f})")
+    return out

@@ -137,3 +137,17 @@ def test_screenshot_of_a_bvh_pose_needs_no_network(tmp_path):
     body = np.sum(rgb[..., 0] > rgb[..., 2] + 40)         # the warm-coloured character
     assert sky > 5000 and body > 200, (sky, body)
     assert main(["screenshot", str(out), "--bvh", str(clip), "--bvh-frame", "999"]) == 2
+
+
+def test_the_shipped_network_runs_by_default(tmp_path):
+    """`pfnn-demo` with no --network uses network/pfnn.npz, the project's own."""
+    out = tmp_path / "default.npz"
+    assert main(["run", "--headless", "--script", "walk_circle", "--frames", "600", "--record", str(out)]) == 0
+    with np.load(out) as recording:
+        assert "mocap.cs.cmu.edu" in str(recording["network"])          # provenance and acknowledgement
+        joints = recording["joint_positions"]
+        assert np.all(np.isfinite(joints))
+        moved = np.linalg.norm(recording["root_position"][-1, [0, 2]] - recording["root_position"][0, [0, 2]])
+        assert moved > 200                                               # it walks
+        head = joints[:, 16, 1] - joints[:, [4, 9], 1].min(axis=1)
+        assert 110 < np.median(head) < 160                               # upright

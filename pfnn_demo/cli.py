@@ -14,7 +14,7 @@ from . import __version__
 from .errors import PfnnError
 from .phase_network import MODES
 
-SUBCOMMANDS = ("run", "screenshot", "make-terrain", "train", "convert-weights")
+SUBCOMMANDS = ("run", "screenshot", "make-terrain", "train", "eval", "convert-weights")
 
 DESCRIPTION = """\
 Phase-Functioned Neural Network character controller (Holden, Komura, Saito, SIGGRAPH 2017).
@@ -108,6 +108,19 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--device", default="cpu", help="torch device (default cpu; cuda when you have one)")
     trainer.set_defaults(handler=_train)
 
+    evaluate = commands.add_parser(
+        "eval", help="compare networks on scripted play: foot skate, tracking, turns, phase, jitter",
+        description="Play each script headless with each network, print a table of quality metrics "
+                    "and write a bar chart per metric.")
+    evaluate.add_argument("--network", action="append", metavar="PATH",
+                          help="a network to evaluate (repeat to compare; default: the shipped one)")
+    evaluate.add_argument("--script", action="append", metavar="FILE",
+                          help="scripts to play (repeatable; default: every example script)")
+    evaluate.add_argument("--scene", default="plaza", help="scene (default: plaza)")
+    evaluate.add_argument("--mode", choices=MODES, default="cubic", help="network mode (default cubic)")
+    evaluate.add_argument("--plots", metavar="DIR", default="eval_plots", help="folder for the PNG charts")
+    evaluate.set_defaults(handler=_evaluate)
+
     convert = commands.add_parser(
         "convert-weights", help="convert an original PFNN network folder to the project's .npz",
         description="Read the original release folder (50 phase slices per layer), recover the 4 "
@@ -164,6 +177,28 @@ def _make_terrain(args) -> int:
           f"{generated.heights.shape[1]} grid, {len(generated.walls)} walls, {len(generated.jump_areas)} jump areas")
     print(f"walkability: {report}" + ("" if report.ok else "  <- outside the limits"))
     return 0 if report.ok else 1
+
+
+def _evaluate(args) -> int:
+    from .evaluation import evaluate, plot, table
+    from .input_script import InputScript, example_scripts
+    from .phase_network import PhaseFunctionedNetwork
+    from .resources import default_network_path
+    from .scene import load_scene
+    from .weights import load_weights
+
+    paths = args.network or [str(default_network_path())]
+    networks = {}
+    for path in paths:
+        label = Path(path).stem if Path(path).stem not in networks else path
+        networks[label] = PhaseFunctionedNetwork(load_weights(path), args.mode)
+    names = args.script or list(example_scripts())
+    scripts = {Path(name).stem: InputScript.load(name) for name in names}
+    results = evaluate(networks, load_scene(args.scene), scripts)
+    print(table(results))
+    written = plot(results, Path(args.plots))
+    print(f"wrote {len(written)} charts to {args.plots}/")
+    return 0
 
 
 def _train(args) -> int:

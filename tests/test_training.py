@@ -95,3 +95,39 @@ def test_smoke_training_lowers_the_loss_and_the_export_runs(tmp_path, walk_clip)
     controller = Controller(network, load_scene("plaza"))
     _, failure = simulate(controller, InputScript.load("walk_circle"), 60)
     assert failure is None and np.all(np.isfinite(controller.joint_positions_final))
+
+
+def test_looping_bending_and_warping_keep_the_motion_consistent(walk_clip):
+    from pfnn_demo.train.database import facing_yaw
+    from pfnn_demo.train.synthesis import bend, loop_cycles, time_warp
+
+    looped = loop_cycles(walk_clip, 8.0)
+    assert looped.frames >= 8 * 60
+    # Seams are smooth: no joint jumps much more than it moves anywhere inside a cycle.
+    step = np.linalg.norm(np.diff(looped.positions, axis=0), axis=-1).max(axis=1)
+    assert step.max() < 2.0 * np.percentile(step, 99)
+    # The phase runs on: about one cycle a second with no jumps backwards besides the wrap.
+    dphase = np.mod(np.diff(looped.phase), 1.0)
+    assert np.all(dphase < 0.1)
+    turned = bend(looped, 1.0)
+    yaw = np.unwrap(facing_yaw(turned.positions.astype(np.float64)))
+    straight = np.unwrap(facing_yaw(looped.positions.astype(np.float64)))
+    rate = ((yaw[-1] - yaw[0]) - (straight[-1] - straight[0])) / (looped.frames / 60)
+    assert rate == pytest.approx(1.0, abs=0.1)
+    fast = time_warp(looped, 1.25)
+    speed = lambda c: np.linalg.norm(np.diff(c.positions[:, 0, [0, 2]], axis=0), axis=1).mean()  # noqa: E731
+    assert speed(fast) == pytest.approx(1.25 * speed(looped), rel=0.05)
+
+
+def test_eval_compares_networks(tmp_path, capsys, original_network_path):
+    from pfnn_demo.cli import main
+    from pfnn_demo.resources import default_network_path
+
+    assert main(["eval", "--network", str(original_network_path), "--network", str(default_network_path()),
+                 "--script", "turn_180", "--plots", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "| turn_180 | foot skate |" in out and "| turn_180 | turn time |" in out
+    row = next(line for line in out.splitlines() if "| turn_180 | turn time |" in line)
+    original_turn = float(row.split("|")[3])
+    assert 0.3 < original_turn < 1.5          # the original follows a reversal within 1.5 s
+    assert len(list(tmp_path.glob("*.png"))) == 7

@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import PfnnError
 from ..motion.bvh import read_bvh
 from .database import clip_from_motion, clip_windows, mirror_clip, normalisation
-from .synthesis import loop_cycles
+from .synthesis import loop_cycles, variations
 from .trainer import TrainConfig, export, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
@@ -36,13 +36,14 @@ LOOP_SECONDS = 8.0
 
 
 def extended(clips: list) -> list:
-    """Each clip, plus its first whole gait cycle looped for LOOP_SECONDS where it has one."""
+    """Each clip, plus its first whole gait cycle looped for LOOP_SECONDS where it has one, at
+    several speeds and turning at several rates (synthesis.variations)."""
     out = []
     for clip in clips:
         out.append(clip)
         looped = loop_cycles(clip, LOOP_SECONDS)
         if looped is not None:
-            out.append(looped)
+            out += variations(looped)
     return out
 
 
@@ -78,7 +79,8 @@ def train_from_folder(args, log=None) -> Path:
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
                            resume=args.resume, progress=sys.stderr.isatty(), log=log)
     names = ", ".join(c.name for c in clips)
-    provenance = (f"Trained by pfnn-demo from {len(clips)} clips ({names}), looped cycles and mirrors; "
+    provenance = (f"Trained by pfnn-demo from {len(clips)} clips ({names}), looped cycles at 3 speeds and "
+                  f"5 turning rates, and mirrors; "
                   f"{config.epochs} epochs, "
                   f"hidden {config.hidden}, seed {config.seed}. " + CMU_ACKNOWLEDGEMENT)
     out = Path(args.out)

@@ -55,3 +55,42 @@ def loop_cycles(clip: Clip, seconds: float) -> Clip | None:
     return Clip(clip.name + "_looped", np.concatenate(positions).astype(np.float32),
                 np.concatenate(rotations).astype(np.float32), tile(clip.phase), tile(clip.gaits),
                 tile(clip.contacts))
+
+
+def bend(clip: Clip, turn_rate: float) -> Clip:
+    """The clip turned progressively: its path curves at `turn_rate` radians per second (+ left).
+
+    Each frame's pose is turned about its root by the accumulated angle and the root's steps are
+    turned with it, so a straight walk becomes a circle of radius speed / turn_rate.
+    """
+    angles = turn_rate * np.arange(clip.frames) / FPS
+    rotations_y = np.stack([_yaw_matrix(a) for a in angles])                   # (T, 3, 3)
+    root = clip.positions[:, 0].astype(np.float64) * np.array([1.0, 0.0, 1.0])
+    steps = np.diff(root, axis=0)
+    turned_steps = np.einsum("tij,tj->ti", rotations_y[:-1], steps)
+    new_root = np.concatenate([root[:1], root[:1] + np.cumsum(turned_steps, axis=0)])
+    local = clip.positions.astype(np.float64) - root[:, None, :]
+    positions = np.einsum("tij,tkj->tki", rotations_y, local) + new_root[:, None, :]
+    rotations = rotations_y[:, None] @ clip.rotations.astype(np.float64)
+    return Clip(f"{clip.name}_bend{turn_rate:+.1f}", positions.astype(np.float32), rotations.astype(np.float32),
+                clip.phase.copy(), clip.gaits.copy(), clip.contacts.copy())
+
+
+def time_warp(clip: Clip, rate: float) -> Clip:
+    """The clip played `rate` times faster (rate < 1 slower): speeds and phase rate scale with it."""
+    frames = np.arange(0, clip.frames - 1, rate)
+    low = np.floor(frames).astype(int)
+    high = np.minimum(low + 1, clip.frames - 1)
+    mu = (frames - low)[:, None, None]
+    positions = (1 - mu) * clip.positions[low] + mu * clip.positions[high]
+    nearest = np.where(mu[:, 0, 0] < 0.5, low, high)
+    unwrapped = np.unwrap(clip.phase * 2 * np.pi) / (2 * np.pi)
+    phase = np.mod((1 - mu[:, 0, 0]) * unwrapped[low] + mu[:, 0, 0] * unwrapped[high], 1.0)
+    gaits = (1 - mu[:, 0]) * clip.gaits[low] + mu[:, 0] * clip.gaits[high]
+    return Clip(f"{clip.name}_x{rate:.2f}", positions.astype(np.float32), clip.rotations[nearest], phase,
+                gaits.astype(np.float32), clip.contacts[nearest])
+
+
+def variations(clip: Clip, rates=(0.85, 1.0, 1.2), turn_rates=(0.0, 0.5, -0.5, 1.2, -1.2)) -> list[Clip]:
+    """Speed and turning variety from one (looped) clip."""
+    return [bend(time_warp(clip, rate), turn) for rate in rates for turn in turn_rates]

@@ -1,0 +1,144 @@
+"""Quality metrics of a network, from headless recordings of scripts, compared across networks.
+
+  foot skate      mean horizontal speed (units/s) of heel and toe joints on frames of their contact
+  contact height  mean height (units) of toe joints above the terrain on frames of their contact
+  tracking        mean distance (units/s) between the root's velocity and the target velocity
+  turn time       seconds until the root faces within 20 degrees of a reversed stick direction
+  phase speed     gait cycles per second while walking and while jogging
+  jitter          mean joint acceleration (units/s^2), lower is smoother
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .controller import Controller
+from .headless import simulate
+from .input_script import InputScript
+from .recording import Recorder
+
+FPS = 60
+METRICS = ("foot skate", "contact height", "tracking", "turn time", "phase speed walk", "phase speed jog", "jitter")
+
+
+def record(network, scene, script: InputScript) -> dict[str, np.ndarray]:
+    controller = Controller(network, scene)
+    recorder = Recorder()
+    _, failure = simulate(controller, script, script.frames, recorder)
+    arrays = recorder.arrays()
+    arrays["failed"] = np.array(failure is not None)
+    return arrays
+
+
+def metrics(recording: dict[str, np.ndarray], terrain) -> dict[str, float]:
+    joints = recording["joint_positions"].astype(np.float64)
+    contacts = recording["contacts"]
+    feet = joints[:, [4, 5, 9, 10]]
+    speed = np.linalg.norm(np.diff(feet[:, :, [0, 2]], axis=0), axis=-1) * FPS
+    in_contact = contacts[1:] > 0.5
+    toes = feet[:, [1, 3]]
+    toe_height = toes[..., 1] - terrain.sample(toes[..., 0], toes[..., 2])
+    toe_contact = contacts[:, [1, 3]] > 0.5
+    root = recording["root_position"].astype(np.float64)
+    velocity = np.diff(root, axis=0) * FPS
+    target = recording["target_velocity"][1:].astype(np.float64) * FPS
+    tracking = np.linalg.norm((velocity - target)[:, [0, 2]], axis=1)
+    phase_rate = np.mod(np.diff(recording["phase"]), 2 * np.pi) / (2 * np.pi) * FPS
+    gait = recording["gait"][1:]
+    acceleration = np.linalg.norm(np.diff(joints, n=2, axis=0), axis=-1) * FPS * FPS
+    return {
+        "foot skate": float(speed[in_contact].mean()) if in_contact.any() else math.nan,
+        "contact height": float(toe_height[toe_contact].mean()) if toe_contact.any() else math.nan,
+        "tracking": float(tracking.mean()),
+        "turn time": turn_time(recording),
+        "phase speed walk": float(phase_rate[gait[:, 1] > 0.5].mean()) if np.any(gait[:, 1] > 0.5) else math.nan,
+        "phase speed jog": float(phase_rate[gait[:, 2] > 0.5].mean()) if np.any(gait[:, 2] > 0.5) else math.nan,
+        "jitter": float(acceleration.mean()),
+    }
+
+
+def turn_time(recording: dict[str, np.ndarray]) -> float:
+    """Mean seconds from each stick reversal until the root faces within 20 degrees of the new way."""
+    stick = recording["stick"]
+    moving = np.linalg.norm(stick, axis=1) > 0.5
+    reversals = [t for t in range(1, len(stick)) if moving[t] and moving[t - 1]
+                 and np.dot(stick[t], stick[t - 1]) < -0.5 * np.linalg.norm(stick[t]) * np.linalg.norm(stick[t - 1])]
+    if not reversals:
+        return math.nan
+    direction = recording["root_direction"][:, [0, 2]]
+    target = recording["target_velocity"][:, [0, 2]]
+    times = []
+    for start in reversals:
+        for t in range(start, len(direction)):
+            wanted = target[t] / (np.linalg.norm(target[t]) + 1e-9)
+            if np.dot(direction[t], wanted) > math.cos(math.radians(20)):
+                times.append((t - start) / FPS)
+                break
+        else:
+            times.append((len(direction) - start) / FPS)
+    return float(np.mean(times))
+
+
+def evaluate(networks: dict[str, object], scene, scripts: dict[str, InputScript]) -> dict:
+    """{script: {network: metrics}} for every pair."""
+    results: dict = {}
+    for script_name, script in scripts.items():
+        results[script_name] = {}
+        for label, network in networks.items():
+            recording = record(network, scene, script)
+            results[script_name][label] = metrics(recording, scene.heightmap)
+    return results
+
+
+def table(results: dict) -> str:
+    labels = list(next(iter(results.values())).keys())
+    header = "| script | metric | " + " | ".join(labels) + " |"
+    lines = [header, "|" + "---|" * (2 + len(labels))]
+    for script, by_network in results.items():
+        for metric in METRICS:
+            values = " | ".join(f"{by_network[label][metric]:.2f}" for label in labels)
+            lines.append(f"| {script} | {metric} | {values} |")
+    return "\n".join(lines)
+
+
+def plot(results: dict, folder: Path) -> list[Path]:
+    """One bar chart per metric (networks side by side for every script), as PNG."""
+    import os
+
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    import pygame
+
+    if not pygame.font.get_init():
+        pygame.font.init()
+    font = pygame.font.Font(None, 20)
+    folder.mkdir(parents=True, exist_ok=True)
+    colours = [(70, 110, 200), (230, 140, 40), (60, 170, 90), (200, 60, 70)]
+    scripts = list(results)
+    labels = list(results[scripts[0]])
+    written = []
+    for metric in METRICS:
+        values = np.array([[results[s][label][metric] for label in labels] for s in scripts], float)
+        top = np.nanmax(values) if np.any(np.isfinite(values)) else 1.0
+        width, height = 140 * len(scripts) + 80, 320
+        surface = pygame.Surface((width, height))
+        surface.fill((255, 255, 255))
+        surface.blit(font.render(metric, True, (0, 0, 0)), (10, 8))
+        for i, script in enumerate(scripts):
+            for j, label in enumerate(labels):
+                value = values[i, j]
+                if not np.isfinite(value):
+                    continue
+                bar = int(220 * value / top) if top > 0 else 0
+                x = 60 + 140 * i + 30 * j
+                pygame.draw.rect(surface, colours[j % len(colours)], (x, 270 - bar, 26, bar))
+            surface.blit(font.render(script, True, (0, 0, 0)), (60 + 140 * i, 280))
+        for j, label in enumerate(labels):
+            pygame.draw.rect(surface, colours[j % len(colours)], (width - 150, 10 + 18 * j, 12, 12))
+            surface.blit(font.render(label[:18], True, (0, 0, 0)), (width - 132, 8 + 18 * j))
+        path = folder / (metric.replace(" ", "_") + ".png")
+        pygame.image.save(surface, str(path))
+        written.append(path)
+    return written

@@ -1,4 +1,4 @@
-"""Small batched rotation helpers (numpy): yaw rotations, quaternion log/exp, slerp, axis-angle.
+"""Small batched rotation helpers (numpy): yaw rotations, quaternions, axis-angle matrices.
 
 Quaternions are (w, x, y, z). Rotations about +Y by `yaw` map +Z to (sin yaw, 0, cos yaw).
 """
@@ -32,9 +32,9 @@ def unrotate_y(vectors: np.ndarray, yaw: np.ndarray | float) -> np.ndarray:
     return rotate_y(vectors, -yaw)
 
 
-def yaw_matrix(yaw: float) -> np.ndarray:
+def yaw_matrix(yaw: float, dtype=np.float32) -> np.ndarray:
     c, s = np.cos(yaw), np.sin(yaw)
-    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]], dtype=np.float32)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]], dtype=dtype)
 
 
 def mix_directions(a: np.ndarray, b: np.ndarray, t: np.ndarray | float) -> np.ndarray:
@@ -86,22 +86,6 @@ def matrix_to_quat(m: np.ndarray) -> np.ndarray:
     return quat / np.linalg.norm(quat, axis=-1, keepdims=True)
 
 
-def quat_slerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Shortest-arc spherical interpolation, batched; t broadcasts over the leading axes."""
-    t = np.asarray(t, dtype=np.float64)[..., None]
-    dot = np.sum(a * b, axis=-1, keepdims=True)
-    b = np.where(dot < 0, -b, b)
-    dot = np.abs(dot)
-    angle = np.arccos(np.clip(dot, -1.0, 1.0))
-    sin_angle = np.sin(angle)
-    near = sin_angle < 1e-6
-    safe = np.where(near, 1.0, sin_angle)
-    wa = np.where(near, 1 - t, np.sin((1 - t) * angle) / safe)
-    wb = np.where(near, t, np.sin(t * angle) / safe)
-    out = wa * a + wb * b
-    return out / np.linalg.norm(out, axis=-1, keepdims=True)
-
-
 def axis_angle_matrix(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
     """Rotation matrices about unit axes (..., 3) by angles (...,) (Rodrigues)."""
     x, y, z = axis[..., 0], axis[..., 1], axis[..., 2]
@@ -112,11 +96,3 @@ def axis_angle_matrix(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
         np.stack([y * x * C + z * s, c + y * y * C, y * z * C - x * s], -1),
         np.stack([z * x * C - y * s, z * y * C + x * s, c + z * z * C], -1),
     ], -2)
-
-
-def normalize(v: np.ndarray, fallback: np.ndarray | None = None) -> np.ndarray:
-    """Unit vectors; zero-length inputs become `fallback` (default +X) instead of NaN."""
-    norm = np.linalg.norm(v, axis=-1, keepdims=True)
-    if fallback is None:
-        fallback = np.array([1.0, 0.0, 0.0], dtype=v.dtype)
-    return np.where(norm > 1e-9, v / np.where(norm > 1e-9, norm, 1.0), fallback)

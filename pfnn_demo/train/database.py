@@ -14,7 +14,7 @@ import numpy as np
 from scipy import ndimage
 
 from ..features import INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLES, SAMPLE_STEP
-from ..rotation import matrix_to_quat, rotate_y
+from ..rotation import matrix_to_quat, rotate_y, yaw_matrix
 from ..skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, PARENTS, _REST_OFFSETS_BVH
 from . import labels
 
@@ -176,14 +176,9 @@ def clip_windows(clip: Clip, terrain_height=None) -> tuple[np.ndarray, np.ndarra
         Y[row, OUTPUT["future_direction_z"]] = future_direction[:, 2]
         Y[row, OUTPUT["joint_positions"]] = rotate_y(positions[i] - origin, -yaw[i]).ravel()
         Y[row, OUTPUT["joint_velocities"]] = rotate_y(positions[i + 1] - positions[i], -yaw[i]).ravel()
-        local_rotations = _yaw_matrix(-yaw[i]) @ rotations[i]
+        local_rotations = yaw_matrix(-yaw[i], np.float64) @ rotations[i]
         Y[row, OUTPUT["joint_rotations"]] = _quat_log(local_rotations).ravel()
     return X.astype(np.float32), Y.astype(np.float32), phase[frames].astype(np.float32)
-
-
-def _yaw_matrix(yaw: float) -> np.ndarray:
-    c, s = np.cos(yaw), np.sin(yaw)
-    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
 
 
 # Joints masked out of the input (helpers with zero offset, fingers and thumbs, spec 9.5).

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
-HEELS, TOES = (4, 9), (5, 10)
 CONTACT_ORDER = (4, 5, 9, 10)        # left heel, left toe, right heel, right toe (as the network)
 HEAD, HIPS = 16, 0
 CONTACT_SPEED = 15.0                 # units per second: the threshold of a clean, slow foot...

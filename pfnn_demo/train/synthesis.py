@@ -10,12 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..rotation import yaw_matrix
 from .database import Clip, FPS, facing_yaw
-
-
-def _yaw_matrix(yaw: float) -> np.ndarray:
-    c, s = np.cos(yaw), np.sin(yaw)
-    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
 
 
 def cycle_bounds(clip: Clip) -> tuple[int, int] | None:
@@ -38,7 +34,7 @@ def loop_cycles(clip: Clip, seconds: float) -> Clip | None:
     turn = float(yaw[stop] - yaw[start])
     shift = clip.positions[stop, 0] - clip.positions[start, 0]
     shift = np.array([shift[0], 0.0, shift[2]])
-    shift_local = _yaw_matrix(-yaw[start]) @ shift
+    shift_local = yaw_matrix(-yaw[start], np.float64) @ shift
     repeats = int(np.ceil(seconds * FPS / length))
     positions, rotations = [], []
     origin = clip.positions[start, 0] * np.array([1.0, 0.0, 1.0])
@@ -46,10 +42,10 @@ def loop_cycles(clip: Clip, seconds: float) -> Clip | None:
     segment_positions = clip.positions[start:stop].astype(np.float64) - origin
     segment_rotations = clip.rotations[start:stop].astype(np.float64)
     for _ in range(repeats):
-        rotation = _yaw_matrix(heading)
+        rotation = yaw_matrix(heading, np.float64)
         positions.append(segment_positions @ rotation.T + offset + origin)
         rotations.append(rotation @ segment_rotations)
-        offset = offset + _yaw_matrix(yaw[start] + heading) @ shift_local
+        offset = offset + yaw_matrix(yaw[start] + heading, np.float64) @ shift_local
         heading += turn
     tile = lambda array: np.concatenate([array[start:stop]] * repeats)   # noqa: E731
     return Clip(clip.name + "_looped", np.concatenate(positions).astype(np.float32),
@@ -64,7 +60,7 @@ def bend(clip: Clip, turn_rate: float) -> Clip:
     turned with it, so a straight walk becomes a circle of radius speed / turn_rate.
     """
     angles = turn_rate * np.arange(clip.frames) / FPS
-    rotations_y = np.stack([_yaw_matrix(a) for a in angles])                   # (T, 3, 3)
+    rotations_y = np.stack([yaw_matrix(a, np.float64) for a in angles])                 # (T, 3, 3)
     root = clip.positions[:, 0].astype(np.float64) * np.array([1.0, 0.0, 1.0])
     steps = np.diff(root, axis=0)
     turned_steps = np.einsum("tij,tj->ti", rotations_y[:-1], steps)

@@ -6,6 +6,7 @@
   turn time       seconds until the root faces within 20 degrees of a reversed stick direction
   phase speed     gait cycles per second while walking and while jogging
   jitter          mean joint acceleration (units/s^2), lower is smoother
+  completed       share of the script played before the network failed (1 = all of it)
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from .input_script import InputScript
 from .recording import Recorder
 
 FPS = 60
-METRICS = ("foot skate", "contact height", "tracking", "turn time", "phase speed walk", "phase speed jog", "jitter")
+METRICS = ("completed", "foot skate", "contact height", "tracking", "turn time", "phase speed walk",
+           "phase speed jog", "jitter")
 
 
 def record(network, scene, script: InputScript) -> dict[str, np.ndarray]:
@@ -29,12 +31,14 @@ def record(network, scene, script: InputScript) -> dict[str, np.ndarray]:
     recorder = Recorder()
     _, failure = simulate(controller, script, script.frames, recorder)
     arrays = recorder.arrays()
-    arrays["failed"] = np.array(failure is not None)
+    arrays["completed"] = np.array(len(recorder) / max(script.frames, 1))
     return arrays
 
 
 def metrics(recording: dict[str, np.ndarray], terrain) -> dict[str, float]:
     joints = recording["joint_positions"].astype(np.float64)
+    if len(joints) < 3:   # the network failed at once: nothing to measure
+        return {metric: math.nan for metric in METRICS} | {"completed": float(recording.get("completed", 0.0))}
     contacts = recording["contacts"]
     feet = joints[:, [4, 5, 9, 10]]
     speed = np.linalg.norm(np.diff(feet[:, :, [0, 2]], axis=0), axis=-1) * FPS
@@ -50,6 +54,7 @@ def metrics(recording: dict[str, np.ndarray], terrain) -> dict[str, float]:
     gait = recording["gait"][1:]
     acceleration = np.linalg.norm(np.diff(joints, n=2, axis=0), axis=-1) * FPS * FPS
     return {
+        "completed": float(recording.get("completed", 1.0)),
         "foot skate": float(speed[in_contact].mean()) if in_contact.any() else math.nan,
         "contact height": float(toe_height[toe_contact].mean()) if toe_contact.any() else math.nan,
         "tracking": float(tracking.mean()),

@@ -86,6 +86,21 @@ def matrix_to_quat(m: np.ndarray) -> np.ndarray:
     return quat / np.linalg.norm(quat, axis=-1, keepdims=True)
 
 
+def quat_slerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Shortest-arc spherical interpolation of quaternions (..., 4), t broadcasting over (...)."""
+    t = np.asarray(t, dtype=np.float64)[..., None]
+    dot = np.sum(a * b, axis=-1, keepdims=True)
+    b = np.where(dot < 0, -b, b)
+    angle = np.arccos(np.clip(np.abs(dot), -1.0, 1.0))
+    sin_angle = np.sin(angle)
+    near = sin_angle < 1e-6
+    safe = np.where(near, 1.0, sin_angle)
+    wa = np.where(near, 1 - t, np.sin((1 - t) * angle) / safe)
+    wb = np.where(near, t, np.sin(t * angle) / safe)
+    out = wa * a + wb * b
+    return out / np.linalg.norm(out, axis=-1, keepdims=True)
+
+
 def axis_angle_matrix(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
     """Rotation matrices about unit axes (..., 3) by angles (...,) (Rodrigues)."""
     x, y, z = axis[..., 0], axis[..., 1], axis[..., 2]

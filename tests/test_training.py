@@ -130,4 +130,5 @@ def test_eval_compares_networks(tmp_path, capsys, original_network_path):
     row = next(line for line in out.splitlines() if "| turn_180 | turn time |" in line)
     original_turn = float(row.split("|")[3])
     assert 0.3 < original_turn < 1.5          # the original follows a reversal within 1.5 s
-    assert len(list(tmp_path.glob("*.png"))) == 7
+    assert len(list(tmp_path.glob("*.png"))) == 8
+    assert "| turn_180 | completed | 1.00 | 1.00 |" in out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rotation import yaw_matrix
+from ..rotation import matrix_to_quat, quat_slerp, quat_to_matrix, yaw_matrix
 from .database import Clip, FPS, facing_yaw
 
 
@@ -80,10 +80,13 @@ def time_warp(clip: Clip, rate: float) -> Clip:
     mu = (frames - low)[:, None, None]
     positions = (1 - mu) * clip.positions[low] + mu * clip.positions[high]
     nearest = np.where(mu[:, 0, 0] < 0.5, low, high)
+    # Rotations are slerped: repeating or skipping frames would teach the network to shake.
+    rotations = quat_to_matrix(quat_slerp(matrix_to_quat(clip.rotations[low]), matrix_to_quat(clip.rotations[high]),
+                                          np.broadcast_to(mu[:, :, 0], clip.rotations[low].shape[:2])))
     unwrapped = np.unwrap(clip.phase * 2 * np.pi) / (2 * np.pi)
     phase = np.mod((1 - mu[:, 0, 0]) * unwrapped[low] + mu[:, 0, 0] * unwrapped[high], 1.0)
     gaits = (1 - mu[:, 0]) * clip.gaits[low] + mu[:, 0] * clip.gaits[high]
-    return Clip(f"{clip.name}_x{rate:.2f}", positions.astype(np.float32), clip.rotations[nearest], phase,
+    return Clip(f"{clip.name}_x{rate:.2f}", positions.astype(np.float32), rotations.astype(np.float32), phase,
                 gaits.astype(np.float32), clip.contacts[nearest])
 
 

@@ -142,7 +142,7 @@ def _terrain_kinds_help() -> str:
         parameters = [f"{name}={p.default}" for name, p in inspect.signature(function).parameters.items()
                       if name != "rng"]
         lines.append(f"  {kind:12s} {' '.join(parameters)}")
-        lines.append(f"  {'':12s} {inspect.getdoc(function).splitlines()[0]}")
+        lines.append(f"  {'':12s} {' '.join(inspect.getdoc(function).split())}")
     return "\n".join(lines)
 
 

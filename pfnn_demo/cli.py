@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--hidden", type=int, default=512, help="hidden units per layer (default 512)")
     trainer.add_argument("--batch-size", type=int, default=32, help="mini-batch size (default 32)")
     trainer.add_argument("--learning-rate", type=float, default=1e-4, help="Adam step size (default 1e-4)")
+    trainer.add_argument("--input-noise", type=float, default=0.1,
+                         help="std of noise added to the normalised inputs while training, for robustness "
+                              "to the demo's own feedback (default 0.1; 0 is the paper's recipe)")
     trainer.add_argument("--seed", type=int, default=23456, help="random seed (default 23456)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")

@@ -74,14 +74,15 @@ def train_from_folder(args, log=None) -> Path:
         + (f", {len(validation[0])} validation windows from {len(held_out)} held-out clips" if validation else ""))
     norm = normalisation(X, Y)
     config = TrainConfig(hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
-                         learning_rate=args.learning_rate, seed=args.seed, device=args.device)
+                         learning_rate=args.learning_rate, input_noise=args.input_noise, seed=args.seed,
+                         device=args.device)
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
                            resume=args.resume, progress=sys.stderr.isatty(), log=log)
     names = ", ".join(c.name for c in clips)
     provenance = (f"Trained by pfnn-demo from {len(clips)} clips ({names}), looped cycles at 3 speeds and "
                   f"5 turning rates, and mirrors; "
-                  f"{config.epochs} epochs, "
+                  f"{config.epochs} epochs, input noise {config.input_noise}, "
                   f"hidden {config.hidden}, seed {config.seed}. " + CMU_ACKNOWLEDGEMENT)
     out = Path(args.out)
     export(model, norm, out, provenance)

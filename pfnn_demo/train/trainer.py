@@ -36,6 +36,7 @@ class TrainConfig:
     learning_rate: float = 1e-4
     keep_probability: float = 0.7
     l1: float = 0.01
+    input_noise: float = 0.1      # std of Gaussian noise on the normalised inputs while training
     seed: int = 23456
     device: str = "cpu"
 
@@ -120,7 +121,10 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
         with bar(total=batches, desc=f"epoch {epoch + 1}/{config.epochs}") as meter:
             for b in range(batches):
                 index = order[b * config.batch_size:(b + 1) * config.batch_size]
-                prediction = model(Xn[index].to(config.device), Pt[index].to(config.device))
+                inputs = Xn[index].to(config.device)
+                if config.input_noise > 0:   # robustness to the runtime's own, imperfect feedback
+                    inputs = inputs + config.input_noise * torch.randn_like(inputs)
+                prediction = model(inputs, Pt[index].to(config.device))
                 loss = torch.mean((prediction - Yn[index].to(config.device)) ** 2) + config.l1 * model.l1()
                 optimiser.zero_grad()
                 loss.backward()

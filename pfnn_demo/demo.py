@@ -210,13 +210,13 @@ class Demo:
             steps += 1
         return steps
 
-    def render(self, framebuffer) -> None:
-        size = framebuffer.size
+    def render(self, framebuffer, size: tuple[int, int] | None = None) -> None:
+        size = tuple(size or framebuffer.size)
         overlays = [("hud", self.hud.draw(self.last_input, self.controller, self.fps,
                                           self.controller.scene.display_name, self.note), (12, 12))]
         if self.menu.open:
             overlays.append(("menu", self.menu.draw(size), (0, 0)))
-        self.renderer.render(framebuffer, self.controller, self.options, overlays)
+        self.renderer.render(framebuffer, self.controller, self.options, overlays, size)
 
 
 def _wrap(text: str, width: int) -> list[str]:

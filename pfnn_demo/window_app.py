@@ -24,7 +24,7 @@ class PfnnWindow(mglw.WindowConfig):
 
     def on_render(self, time: float, frame_time: float) -> None:
         self.demo.update(frame_time)
-        self.demo.render(self.wnd.fbo)
+        self.demo.render(self.wnd.fbo, self.wnd.buffer_size)   # the size follows window resizes
         if self.demo.quit_requested:
             self.wnd.close()
 

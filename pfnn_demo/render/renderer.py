@@ -116,14 +116,15 @@ class Renderer:
         return projection * camera.view_matrix(), light_projection * light_view
 
     def render(self, framebuffer: moderngl.Framebuffer, controller, options: ViewOptions,
-               overlays: list[tuple[str, object, tuple[int, int]]] = ()) -> None:
+               overlays: list[tuple[str, object, tuple[int, int]]] = (), size: tuple[int, int] | None = None) -> None:
         """Draw the controller's current frame into `framebuffer`.
 
-        `overlays`: (name, pygame surface, (x, y)) drawn on top in order.
+        `overlays`: (name, pygame surface, (x, y)) drawn on top in order. `size`: the drawable size
+        when it differs from the framebuffer's own (a window's default framebuffer after a resize).
         """
         ctx = self.ctx
         self.set_scene(controller.scene)
-        size = framebuffer.size
+        size = tuple(size or framebuffer.size)
         view_projection, light_matrix = self.matrices(controller.camera, size, controller.joint_positions[0])
         skin = np.ascontiguousarray(skin_matrices(controller.global_transforms).transpose(0, 2, 1)).tobytes()
         light_dir = glm.normalize(-LIGHT_OFFSET)
@@ -140,6 +141,7 @@ class Renderer:
 
         # Main pass.
         framebuffer.use()
+        ctx.viewport = (0, 0, size[0], size[1])
         framebuffer.clear(*SKY, 1.0, depth=1.0)
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.cull_face = "back"

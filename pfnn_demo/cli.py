@@ -13,6 +13,7 @@ from pathlib import Path
 from . import __version__
 from .errors import PfnnError
 from .phase_network import MODES
+from .train.trainer import TrainConfig   # torch is imported only when training starts
 
 SUBCOMMANDS = ("run", "screenshot", "make-terrain", "train", "eval", "convert-weights")
 
@@ -98,14 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
                     "train the phase-functioned network and export it in the project's format.")
     trainer.add_argument("--data", required=True, metavar="DIR", help="folder of .bvh clips in the 31-joint CMU hierarchy")
     trainer.add_argument("--out", required=True, metavar="FILE.npz", help="network to write")
-    trainer.add_argument("--epochs", type=int, default=20, help="passes over the data (default 20)")
-    trainer.add_argument("--hidden", type=int, default=512, help="hidden units per layer (default 512)")
-    trainer.add_argument("--batch-size", type=int, default=32, help="mini-batch size (default 32)")
-    trainer.add_argument("--learning-rate", type=float, default=1e-4, help="Adam step size (default 1e-4)")
-    trainer.add_argument("--input-noise", type=float, default=0.1,
+    recipe = TrainConfig()   # the defaults live in one place
+    trainer.add_argument("--epochs", type=int, default=recipe.epochs, help="passes over the data (default %(default)s)")
+    trainer.add_argument("--hidden", type=int, default=recipe.hidden, help="hidden units per layer (default %(default)s)")
+    trainer.add_argument("--batch-size", type=int, default=recipe.batch_size, help="mini-batch size (default %(default)s)")
+    trainer.add_argument("--learning-rate", type=float, default=recipe.learning_rate,
+                         help="Adam step size (default %(default)s)")
+    trainer.add_argument("--input-noise", type=float, default=recipe.input_noise,
                          help="std of noise added to the normalised inputs while training, for robustness "
-                              "to the demo's own feedback (default 0.1; 0 is the paper's recipe)")
-    trainer.add_argument("--seed", type=int, default=23456, help="random seed (default 23456)")
+                              "to the demo's own feedback (default %(default)s; 0 is the paper's recipe)")
+    trainer.add_argument("--seed", type=int, default=recipe.seed, help="random seed (default %(default)s)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     trainer.add_argument("--device", default="cpu", help="torch device (default cpu; cuda when you have one)")

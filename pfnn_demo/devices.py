@@ -24,10 +24,6 @@ AXIS_SCALE = 32768.0
 MOUSE_TURN = 0.005        # radians of camera yaw/pitch per pixel dragged
 KEY_TURN = 1.0            # orbit keys act as a fully tilted right stick
 
-# Menu navigation events, shared by pad and keyboard.
-MENU_UP, MENU_DOWN, MENU_LEFT, MENU_RIGHT, MENU_SELECT, MENU_BACK, MENU_TOGGLE = (
-    "up", "down", "left", "right", "select", "back", "toggle")
-
 
 @dataclasses.dataclass
 class Toggles:
@@ -165,7 +161,6 @@ class PlayerInput:
         self.keyboard = Keyboard()
         self.toggles = Toggles()
         self.wheel_zoom = 0.0
-        self.mouse_look = (0.0, 0.0)
 
     def gameplay_buttons(self, pressed: set[str]) -> None:
         """The original mapping: B crouch, X debug, Back responsive, Start IK."""

@@ -12,7 +12,6 @@ SAMPLES = 12          # trajectory samples fed to the network: every 10th of 120
 SAMPLE_STEP = 10
 GAITS = 6             # stand, walk, jog, crouch, jump, bump
 FUTURE_SAMPLES = 6    # predicted trajectory samples: offsets 0, 10, ..., 50 frames
-GAIT_NAMES = ("stand", "walk", "jog", "crouch", "jump", "bump")
 
 
 def _layout(sizes: list[tuple[str, int]]) -> dict[str, slice]:
@@ -41,7 +40,6 @@ OUTPUT = _layout([
 ])
 INPUT_SIZE = INPUT["_size"].stop
 OUTPUT_SIZE = OUTPUT["_size"].stop
-BUMP_INPUT = slice(INPUT["gaits"].start + SAMPLES * 5, INPUT["gaits"].stop)
 SIDE_OFFSET = 25.0    # distance of the side terrain samples from the trajectory
 assert INPUT_SIZE == 342 and OUTPUT_SIZE == 311
 

@@ -25,8 +25,6 @@ HEEL_BEND = 4.0
 TOE_BEND_UP = 10.0
 
 LEGS = (LEFT_LEG, RIGHT_LEG)
-LEG_JOINTS = np.array([LEFT_LEG[r] for r in ("hip", "knee", "heel", "toe")]
-                      + [RIGHT_LEG[r] for r in ("hip", "knee", "heel", "toe")])
 # Effector slots, as the original: 0 left heel, 1 right heel, 2 left toe, 3 right toe.
 HEEL_SLOTS, TOE_SLOTS = (0, 1), (2, 3)
 
@@ -55,8 +53,13 @@ def _mix_transforms(a: glm.mat4, b: glm.mat4, t: float) -> glm.mat4:
     return rotation
 
 
-def _frame(x: glm.vec3, y: glm.vec3, z: glm.vec3, origin: glm.vec3) -> glm.mat4:
-    return glm.mat4(glm.vec4(x, 0), glm.vec4(y, 0), glm.vec4(z, 0), glm.vec4(origin, 1))
+def _ground_frame(forward: glm.vec3, across: glm.vec3, origin: glm.vec3) -> glm.mat4:
+    """The heel's or toe's target frame: z along `forward`, x across, y down, at `origin`
+    (spec 7.3-7.4: columns (X, -U, Z) with U = normalize(S x Z), X = Z x U)."""
+    z = glm.normalize(forward)
+    up = glm.normalize(glm.cross(glm.normalize(across), z))
+    x = glm.cross(z, up)
+    return glm.mat4(glm.vec4(x, 0), glm.vec4(-up, 0), glm.vec4(z, 0), glm.vec4(origin, 1))
 
 
 class FootIK:
@@ -170,11 +173,7 @@ class FootIK:
         s1.y = min(max(height_at(s1.x, s1.z) + TOE_HEIGHT, h.y - HEEL_BEND), h.y + HEEL_BEND)
         f = glm.vec3(toe_key)
         f.y = min(max(f.y, h.y - HEEL_BEND), h.y + HEEL_BEND)
-        z = glm.normalize(f - h)
-        side = glm.normalize(s0 - s1)
-        up = glm.normalize(glm.cross(side, z))
-        x = glm.cross(z, up)
-        target_local = glm.inverse(g["knee"]) * _frame(x, -up, z, h)
+        target_local = glm.inverse(g["knee"]) * _ground_frame(f - h, s0 - s1, h)
         local["heel"] = _mix_transforms(local["heel"], target_local, weight)
 
     @staticmethod
@@ -186,9 +185,5 @@ class FootIK:
         s0, s1 = o + across, o - across
         for point in (forward_point, s0, s1):
             point.y = min(max(height_at(point.x, point.z) + TOE_HEIGHT, o.y), o.y + TOE_BEND_UP)
-        side = glm.normalize(s0 - s1)
-        forward = glm.normalize(forward_point - o)
-        up = glm.normalize(glm.cross(side, forward))
-        side = glm.cross(forward, up)
-        target_local = glm.inverse(g["heel"]) * _frame(side, -up, forward, o)
+        target_local = glm.inverse(g["heel"]) * _ground_frame(forward_point - o, s0 - s1, o)
         local["toe"] = _mix_transforms(local["toe"], target_local, weight)

@@ -24,6 +24,7 @@ from .resources import data_dir
 from .terrain import Heightmap
 
 CROUCH_WAVE = 50.0  # wavelength and amplitude of the crouch ceiling (spec 2, 6.6)
+BUMP_FADE = 10.0    # the bump gait fades out over this distance beyond a wall's width
 
 
 @dataclasses.dataclass
@@ -124,16 +125,10 @@ class Areas:
         """The bump gait: 1 on a wall's width, fading to 0 over 10 more units (spec 6.6.3)."""
         if not len(self.walls):
             return np.zeros(len(points_xz), np.float32)
-        # Only walls whose box comes within reach of the points matter.
-        low, high = points_xz.min(axis=0), points_xz.max(axis=0)
-        reach = self._wall_width + 10
-        start, stop = self._wall_start, self._wall_start + self._wall_vector
-        close = np.all(np.minimum(start, stop) - reach[:, None] <= high, axis=1) & \
-            np.all(np.maximum(start, stop) + reach[:, None] >= low, axis=1)
-        if not np.any(close):
+        near = self.walls_near(points_xz, BUMP_FADE)   # only walls within reach of the points matter
+        if not len(near.walls):
             return np.zeros(len(points_xz), np.float32)
-        distance = Areas(self.walls[close]).wall_distance(points_xz)
-        weights = 1 - np.clip((distance - self.walls[close, 4]) / 10.0, 0, 1)
+        weights = 1 - np.clip((near.wall_distance(points_xz) - near.walls[:, 4]) / BUMP_FADE, 0, 1)
         return weights.max(axis=1).astype(np.float32)
 
     # -- jump and crouch areas -----------------------------------------------------------------

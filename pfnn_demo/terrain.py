@@ -19,6 +19,14 @@ ORIGINAL_VERTICAL_SCALE = 3.0
 FORMAT_VERSION = 1
 
 
+def grid_world_xz(shape: tuple[int, int], cell_size: float) -> tuple[np.ndarray, np.ndarray]:
+    """World x and z of every vertex of a (w, h) grid, centred as `sample` centres it (spec 3.2)."""
+    w, h = shape
+    x = (np.arange(w) - w // 2) * cell_size
+    z = (np.arange(h) - h // 2) * cell_size
+    return np.meshgrid(x, z, indexing="ij")
+
+
 class Heightmap:
     def __init__(self, heights: np.ndarray, cell_size: float = ORIGINAL_CELL_SIZE, name: str = ""):
         heights = np.asarray(heights, dtype=np.float32)
@@ -64,6 +72,10 @@ class Heightmap:
         far = grid[x0, z1] * (1 - ax) + grid[x1, z1] * ax
         result = near * (1 - az) + far * az
         return float(result) if np.ndim(result) == 0 else result
+
+    def grid_world_xz(self) -> tuple[np.ndarray, np.ndarray]:
+        """World x and z of every grid vertex, (w, h) each."""
+        return grid_world_xz(self.shape, self.cell_size)
 
     def height_at(self, x: float, z: float) -> float:
         """`sample` for one point, in plain Python (a few times faster than numpy for scalars)."""

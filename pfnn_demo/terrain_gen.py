@@ -14,7 +14,7 @@ import dataclasses
 import numpy as np
 from scipy import ndimage
 
-from .terrain import ORIGINAL_CELL_SIZE
+from .terrain import ORIGINAL_CELL_SIZE, grid_world_xz
 
 WALL_WIDTH = 20.0
 
@@ -30,10 +30,7 @@ class Generated:
 
     def world_xz(self) -> tuple[np.ndarray, np.ndarray]:
         """World x and z of every grid vertex (the runtime's centring, spec 3.2)."""
-        w, h = self.heights.shape
-        x = (np.arange(w) - w // 2) * self.cell
-        z = (np.arange(h) - h // 2) * self.cell
-        return np.meshgrid(x, z, indexing="ij")
+        return grid_world_xz(self.heights.shape, self.cell)
 
     def extent(self) -> float:
         """Half-size of the square the grid covers."""

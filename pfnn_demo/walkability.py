@@ -40,17 +40,10 @@ class WalkabilityReport:
                 f"start {'inside' if self.start_inside else 'OUTSIDE'} the walls")
 
 
-def grid_world_xz(heightmap) -> tuple[np.ndarray, np.ndarray]:
-    w, h = heightmap.shape
-    x = (np.arange(w) - w // 2) * heightmap.cell_size
-    z = (np.arange(h) - h // 2) * heightmap.cell_size
-    return np.meshgrid(x, z, indexing="ij")
-
-
 def reachable_mask(scene) -> np.ndarray:
     """Grid vertices connected to the start without coming within a wall's width of a wall."""
     heightmap, areas = scene.heightmap, scene.areas
-    x, z = grid_world_xz(heightmap)
+    x, z = heightmap.grid_world_xz()
     free = np.ones(heightmap.shape, bool)
     if len(areas.walls):
         points = np.stack([x.ravel(), z.ravel()], axis=1)
@@ -90,7 +83,7 @@ def check_scene(scene) -> WalkabilityReport:
     mask = reachable & np.roll(reachable, -cells, 0) & np.roll(reachable, -cells, 1)
     mask &= np.roll(reachable, -1, 0) & np.roll(reachable, -1, 1)
     if len(scene.areas.jumps):
-        x, z = grid_world_xz(heightmap)
+        x, z = heightmap.grid_world_xz()
         near_jump = np.zeros(heightmap.shape, bool)
         for jx, _jy, jz, radius, _falloff in scene.areas.jumps:
             near_jump |= np.hypot(x - jx, z - jz) < radius + SLOPE_RUN   # the run may start just outside

@@ -3,7 +3,6 @@ the menu, and the fixed 60 Hz tick. Rendering goes to an offscreen EGL framebuff
 
 from __future__ import annotations
 
-import numpy as np
 import pygame
 import pytest
 

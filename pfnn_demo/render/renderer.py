@@ -67,7 +67,6 @@ class Renderer:
         self.overlay_program = program("overlay.vert", "overlay.frag")
 
         vertices, indices = build_character_mesh()
-        self.character_vertex_count = len(vertices)
         vbo, ibo = ctx.buffer(vertices.tobytes()), ctx.buffer(indices.tobytes())
         layout = (vbo, "3f 3f 4f 4f", "in_position", "in_normal", "in_joints", "in_weights")
         self.character_vao = ctx.vertex_array(self.character_program, [layout], ibo, index_element_size=4)

@@ -210,13 +210,9 @@ def build_terrain_mesh(heightmap: Heightmap, with_indices: bool = True,
     `sun` is the static direct light: the cosine to the light times the baked sun visibility.
     """
     w, h = heightmap.shape
-    cell = heightmap.cell_size
-    xs = (np.arange(w) - w // 2) * cell
-    zs = (np.arange(h) - h // 2) * cell
     vertices = np.empty((w, h, 8), np.float32)
-    vertices[..., 0] = xs[:, None]
+    vertices[..., 0], vertices[..., 2] = heightmap.grid_world_xz()
     vertices[..., 1] = heightmap.heights
-    vertices[..., 2] = zs[None, :]
     vertices[..., 3:6] = heightmap.grid_normals()
     vertices[..., 6] = bake_ambient_occlusion(heightmap)
     towards_light = np.array([0.0, 1.0, 0.0]) if towards_light is None else np.asarray(towards_light, np.float64)

@@ -15,7 +15,8 @@ from scipy import ndimage
 
 from ..features import INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLES, SAMPLE_STEP
 from ..rotation import matrix_to_quat, rotate_y, yaw_matrix
-from ..skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, PARENTS, _REST_OFFSETS_BVH
+from ..motion.bvh import Motion
+from ..skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, _REST_OFFSETS_BVH
 from . import labels
 
 FPS = 60
@@ -43,11 +44,9 @@ class Clip:
         return len(self.positions)
 
 
-def retarget_to_canonical(motion) -> "Motion":
+def retarget_to_canonical(motion: Motion) -> Motion:
     """A clip in the 31-joint CMU hierarchy onto the canonical skeleton: the same joint rotations
     on the canonical bone offsets; the root's path scaled by the ratio of leg lengths."""
-    from ..motion.bvh import Motion
-
     if list(motion.names) != list(JOINT_NAMES):
         raise ValueError("retarget_to_canonical needs the 31-joint CMU hierarchy")
     leg = [2, 3, 4]

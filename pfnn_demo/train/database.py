@@ -14,7 +14,7 @@ import numpy as np
 from scipy import ndimage
 
 from ..features import INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLES, SAMPLE_STEP
-from ..rotation import matrix_to_quat, rotate_y, yaw_matrix
+from ..rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotate_y, yaw_matrix
 from ..motion.bvh import Motion
 from ..skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, _REST_OFFSETS_BVH
 from . import labels
@@ -38,6 +38,7 @@ class Clip:
     phase: np.ndarray          # (T,) cycles
     gaits: np.ndarray          # (T, 6)
     contacts: np.ndarray       # (T, 4) float: L heel, L toe, R heel, R toe
+    source: str = "bvh"        # where the motion came from: "bvh" or "deepmimic"
 
     @property
     def frames(self) -> int:
@@ -78,14 +79,17 @@ def clip_from_motion(motion, name: str, ground: float | None = None) -> Clip:
 
 
 def _resample(world: np.ndarray, frames: np.ndarray) -> np.ndarray:
-    """Transforms at fractional frames: positions interpolated linearly, rotations nearest."""
+    """Transforms at fractional frames: positions interpolated linearly, rotations slerped (a
+    30 fps source doubled by repeating rotations would teach the network to shake)."""
     low = np.floor(frames).astype(int)
     high = np.minimum(low + 1, world.shape[0] - 1)
     mu = (frames - low)[:, None, None]
     out = world[low].copy()
     out[..., :3, 3] = (1 - mu) * world[low][..., :3, 3] + mu * world[high][..., :3, 3]
-    nearest = np.where(mu[:, 0, 0] < 0.5, low, high)
-    out[..., :3, :3] = world[nearest][..., :3, :3]
+    if np.any(mu > 0):
+        weights = np.broadcast_to(mu[:, :, 0], (len(frames), world.shape[1]))
+        out[..., :3, :3] = quat_to_matrix(quat_slerp(matrix_to_quat(world[low][..., :3, :3]),
+                                                     matrix_to_quat(world[high][..., :3, :3]), weights))
     return out
 
 

@@ -9,41 +9,68 @@ import numpy as np
 
 from ..errors import PfnnError
 from ..motion.bvh import read_bvh
+from ..motion.deepmimic import load_deepmimic
 from .database import clip_from_motion, clip_windows, mirror_clip, normalisation
-from .synthesis import loop_cycles, variations
+from .synthesis import loop_cycles, stops, variations
 from .trainer import TrainConfig, export, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
                        "The database was created with funding from NSF EIA-0196217.")
 
 
+DEEPMIMIC_ACKNOWLEDGEMENT = ("DeepMimic motion data (Peng et al. 2018) as shipped with the Bullet Physics "
+                             "SDK's pybullet under the zlib licence.")
+# A looping DeepMimic cycle is played this long before labelling, so that it holds whole cycles.
+DEEPMIMIC_SECONDS = 8.0
+
+
+def motion_files(folder: Path) -> list[Path]:
+    """BVH clips and DeepMimic motions (.txt or .json) in a folder, sorted by name."""
+    return sorted(f for f in folder.iterdir() if f.suffix.lower() in (".bvh", ".txt", ".json")
+                  and f.name.lower() not in ("license.txt", "readme.txt"))
+
+
+def load_motion(file: Path):
+    if file.suffix.lower() == ".bvh":
+        return read_bvh(file)
+    return load_deepmimic(file, DEEPMIMIC_SECONDS)
+
+
 def load_clips(folder: Path, log=print) -> list:
-    files = sorted(folder.glob("*.bvh"))
+    files = motion_files(folder)
     if not files:
-        raise PfnnError("no .bvh clips in the data folder", folder)
+        raise PfnnError("no motion clips (.bvh, or DeepMimic .txt/.json) in the data folder", folder)
     clips = []
     for file in files:
         try:
-            clip = clip_from_motion(read_bvh(file), file.stem)
+            clip = clip_from_motion(load_motion(file), file.stem)
         except ValueError as error:
             raise PfnnError(str(error), file) from None
+        clip.source = "bvh" if file.suffix.lower() == ".bvh" else "deepmimic"
         clips.append(clip)
         log(f"  {file.name}: {clip.frames} frames at 60 fps, gait {np.round(clip.gaits.mean(axis=0), 2).tolist()}")
     return clips
 
 
-LOOP_SECONDS = 8.0
+LOOP_SECONDS = 12.0
+STOPS_PER_CLIP = 4
+SYNTHESIS_SEED = 7
 
 
-def extended(clips: list) -> list:
+def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
     """Each clip, plus its first whole gait cycle looped for LOOP_SECONDS where it has one, at
-    several speeds and turning at several rates (synthesis.variations)."""
+    several speeds and turning at several rates (synthesis.variations), and, for walking clips,
+    stops into standing and starts from it (synthesis.stops). Seeded: the same clips give the
+    same motion."""
+    rng = np.random.default_rng(seed)
     out = []
     for clip in clips:
         out.append(clip)
         looped = loop_cycles(clip, LOOP_SECONDS)
         if looped is not None:
             out += variations(looped)
+            if looped.gaits[:, 1].mean() > 0.5:
+                out += stops(looped, rng, STOPS_PER_CLIP)
     return out
 
 
@@ -80,10 +107,12 @@ def train_from_folder(args, log=None) -> Path:
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
                            resume=args.resume, progress=sys.stderr.isatty(), log=log)
     names = ", ".join(c.name for c in clips)
-    provenance = (f"Trained by pfnn-demo from {len(clips)} clips ({names}), looped cycles at 3 speeds and "
-                  f"5 turning rates, and mirrors; "
-                  f"{config.epochs} epochs, input noise {config.input_noise}, "
-                  f"hidden {config.hidden}, seed {config.seed}. " + CMU_ACKNOWLEDGEMENT)
+    sources = {c.source for c in clips}
+    provenance = (f"Trained by pfnn-demo from {len(clips)} clips ({names}) with synthesised variations "
+                  f"and mirrors; {config.epochs} epochs, input noise {config.input_noise}, "
+                  f"hidden {config.hidden}, seed {config.seed}."
+                  + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")
+                  + (" " + CMU_ACKNOWLEDGEMENT if "bvh" in sources else ""))
     out = Path(args.out)
     export(model, norm, out, provenance)
     log(f"wrote {out} (final training loss {history[-1]['train_loss']:.4f})")

@@ -15,7 +15,7 @@ from .errors import PfnnError
 from .phase_network import MODES
 from .train.trainer import TrainConfig   # torch is imported only when training starts
 
-SUBCOMMANDS = ("run", "screenshot", "make-terrain", "train", "eval", "convert-weights")
+SUBCOMMANDS = ("run", "screenshot", "make-terrain", "train", "retarget", "eval", "convert-weights")
 
 DESCRIPTION = """\
 Phase-Functioned Neural Network character controller (Holden, Komura, Saito, SIGGRAPH 2017).
@@ -94,10 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     terrain.set_defaults(handler=_make_terrain)
 
     trainer = commands.add_parser(
-        "train", help="train a network from BVH clips (needs the 'train' extra: PyTorch)",
+        "train", help="train a network from motion clips (needs the 'train' extra: PyTorch)",
         description="Label the clips (contacts, phase, gait), build the training windows with mirrors, "
                     "train the phase-functioned network and export it in the project's format.")
-    trainer.add_argument("--data", required=True, metavar="DIR", help="folder of .bvh clips in the 31-joint CMU hierarchy")
+    trainer.add_argument("--data", required=True, metavar="DIR", help="folder of motion clips: DeepMimic .txt/.json files (e.g. data/motions) and/or .bvh clips in the 31-joint CMU hierarchy")
     trainer.add_argument("--out", required=True, metavar="FILE.npz", help="network to write")
     recipe = TrainConfig()   # the defaults live in one place
     trainer.add_argument("--epochs", type=int, default=recipe.epochs, help="passes over the data (default %(default)s)")
@@ -126,6 +126,17 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--mode", choices=MODES, default="cubic", help="network mode (default cubic)")
     evaluate.add_argument("--plots", metavar="DIR", default="eval_plots", help="folder for the PNG charts")
     evaluate.set_defaults(handler=_evaluate)
+
+    retarget = commands.add_parser(
+        "retarget", help="write a motion (DeepMimic .txt/.json or BVH) on the project's skeleton as BVH",
+        description="Retarget a DeepMimic motion or a BVH clip in the 31-joint CMU hierarchy onto the "
+                    "project's canonical skeleton (the one the training uses) and write it as BVH, e.g. "
+                    "to inspect it in Blender.")
+    retarget.add_argument("source", metavar="SRC", help="DeepMimic motion (.txt, .json) or BVH clip")
+    retarget.add_argument("destination", metavar="OUT.bvh", help="BVH file to write")
+    retarget.add_argument("--seconds", type=float, default=0.0,
+                          help="play a looping DeepMimic motion at least this long (default: once)")
+    retarget.set_defaults(handler=_retarget)
 
     convert = commands.add_parser(
         "convert-weights", help="convert an original PFNN network folder to the project's .npz",
@@ -211,6 +222,26 @@ def _train(args) -> int:
     from .train.pipeline import train_from_folder
 
     train_from_folder(args)
+    return 0
+
+
+def _retarget(args) -> int:
+    from .motion.bvh import read_bvh, write_bvh
+    from .motion.deepmimic import load_deepmimic
+    from .train.database import retarget_to_canonical
+
+    source = Path(args.source)
+    if not source.is_file():
+        raise PfnnError("no such motion file", source)
+    if source.suffix.lower() == ".bvh":
+        try:
+            motion = retarget_to_canonical(read_bvh(source))
+        except ValueError as error:
+            raise PfnnError(str(error), source) from None
+    else:
+        motion = load_deepmimic(source, args.seconds)
+    write_bvh(motion, args.destination)
+    print(f"wrote {args.destination}: {motion.frames} frames at {1 / motion.frame_time:.0f} fps")
     return 0
 
 

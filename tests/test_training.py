@@ -72,8 +72,13 @@ def test_mirroring_twice_is_the_identity(walk_clip):
     np.testing.assert_allclose(once.positions[:, 4, 0], -walk_clip.positions[:, 9, 0], atol=1e-5)
 
 
-def test_smoke_training_lowers_the_loss_and_the_export_runs(tmp_path, walk_clip):
+def test_smoke_training_lowers_the_loss_and_the_export_runs(tmp_path):
+    """A tiny network on one short clip from the repository (no reference data needed)."""
     pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from conftest import REPO
+    from pfnn_demo.motion.deepmimic import load_deepmimic
+
+    walk_clip = clip_from_motion(load_deepmimic(REPO / "data" / "motions" / "humanoid3d_walk.txt", 4.0), "walk")
     from pfnn_demo.controller import Controller
     from pfnn_demo.headless import simulate
     from pfnn_demo.input_script import InputScript

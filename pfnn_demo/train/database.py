@@ -136,51 +136,51 @@ def clip_windows(clip: Clip, terrain_height=None) -> tuple[np.ndarray, np.ndarra
     if last <= first:
         return np.zeros((0, INPUT_SIZE), np.float32), np.zeros((0, OUTPUT_SIZE), np.float32), np.zeros(0, np.float32)
     frames = np.arange(first, last)
-    offsets = np.arange(-WINDOW, WINDOW, SAMPLE_STEP)                      # -60 ... 50
-    X = np.zeros((len(frames), INPUT_SIZE))
-    Y = np.zeros((len(frames), OUTPUT_SIZE))
+    n = len(frames)
+    samples = frames[:, None] + SAMPLE_OFFSETS[None, :]                   # (N, 12): -60 ... 50
+    X = np.zeros((n, INPUT_SIZE))
+    Y = np.zeros((n, OUTPUT_SIZE))
     forward = np.stack([np.sin(yaw), np.zeros_like(yaw), np.cos(yaw)], axis=1)
     phase = clip.phase
     dphase = np.mod(np.roll(phase, -1) - phase, 1.0)
-    for row, i in enumerate(frames):
-        samples = i + offsets
-        # The runtime's root height is the mean terrain height under the 12 trajectory samples.
-        height = float(np.mean(root[samples, 1]))
-        origin = np.array([root[i, 0], height, root[i, 2]])
-        local = rotate_y(root[samples] - origin, -yaw[i])
-        X[row, INPUT["trajectory_x"]] = local[:, 0]
-        X[row, INPUT["trajectory_z"]] = local[:, 2]
-        direction = rotate_y(forward[samples], -yaw[i])
-        X[row, INPUT["direction_x"]] = direction[:, 0]
-        X[row, INPUT["direction_z"]] = direction[:, 2]
-        gaits = clip.gaits[samples].T.copy()
-        gaits[5] = 0.0                                              # the runtime feeds no bump
-        X[row, INPUT["gaits"]] = gaits.ravel()
-        previous = np.array([root[i - 1, 0], height, root[i - 1, 2]])
-        X[row, INPUT["joint_positions"]] = rotate_y(positions[i - 1] - previous, -yaw[i - 1]).ravel()
-        X[row, INPUT["joint_velocities"]] = rotate_y(positions[i] - positions[i - 1], -yaw[i - 1]).ravel()
-        side = rotate_y(np.array([25.0, 0.0, 0.0]), yaw[samples])
-        for key, points in (("height_side_pos", root[samples] + side), ("height_side_neg", root[samples] - side)):
-            X[row, INPUT[key]] = ground(points[:, 0], points[:, 2]) - height
-        X[row, INPUT["height_centre"]] = root[samples, 1] - height
+    now, before, after = yaw[frames][:, None], yaw[frames - 1][:, None], yaw[frames + 1][:, None]
+    # The runtime's root height is the mean terrain height under the 12 trajectory samples.
+    height = root[samples, 1].mean(axis=1)
+    origin = np.stack([root[frames, 0], height, root[frames, 2]], axis=1)
+    local = rotate_y(root[samples] - origin[:, None], -now)
+    X[:, INPUT["trajectory_x"]] = local[..., 0]
+    X[:, INPUT["trajectory_z"]] = local[..., 2]
+    direction = rotate_y(forward[samples], -now)
+    X[:, INPUT["direction_x"]] = direction[..., 0]
+    X[:, INPUT["direction_z"]] = direction[..., 2]
+    gaits = clip.gaits[samples].copy()                                     # (N, 12, 6)
+    gaits[..., 5] = 0.0                                                    # the runtime feeds no bump
+    X[:, INPUT["gaits"]] = np.swapaxes(gaits, 1, 2).reshape(n, -1)
+    previous = np.stack([root[frames - 1, 0], height, root[frames - 1, 2]], axis=1)
+    X[:, INPUT["joint_positions"]] = rotate_y(positions[frames - 1] - previous[:, None], -before).reshape(n, -1)
+    X[:, INPUT["joint_velocities"]] = rotate_y(positions[frames] - positions[frames - 1], -before).reshape(n, -1)
+    side = rotate_y(np.array([25.0, 0.0, 0.0]), yaw[samples])
+    for key, points in (("height_side_pos", root[samples] + side), ("height_side_neg", root[samples] - side)):
+        X[:, INPUT[key]] = ground(points[..., 0], points[..., 2]) - height[:, None]
+    X[:, INPUT["height_centre"]] = root[samples, 1] - height[:, None]
 
-        step = rotate_y(root[i + 1] - root[i], -yaw[i])
-        Y[row, OUTPUT["root_velocity"]] = step[[0, 2]]
-        Y[row, OUTPUT["root_turn"]] = yaw[i] - yaw[i + 1]
-        Y[row, OUTPUT["phase_step"]] = dphase[i]
-        Y[row, OUTPUT["contacts"]] = clip.contacts[i]
-        future = i + 1 + np.arange(0, 60, SAMPLE_STEP)
-        next_origin = np.array([root[i + 1, 0], 0.0, root[i + 1, 2]])
-        future_local = rotate_y(root[future] - next_origin, -yaw[i + 1])
-        Y[row, OUTPUT["future_x"]] = future_local[:, 0]
-        Y[row, OUTPUT["future_z"]] = future_local[:, 2]
-        future_direction = rotate_y(forward[future], -yaw[i + 1])
-        Y[row, OUTPUT["future_direction_x"]] = future_direction[:, 0]
-        Y[row, OUTPUT["future_direction_z"]] = future_direction[:, 2]
-        Y[row, OUTPUT["joint_positions"]] = rotate_y(positions[i] - origin, -yaw[i]).ravel()
-        Y[row, OUTPUT["joint_velocities"]] = rotate_y(positions[i + 1] - positions[i], -yaw[i]).ravel()
-        local_rotations = yaw_matrix(-yaw[i], np.float64) @ rotations[i]
-        Y[row, OUTPUT["joint_rotations"]] = _quat_log(local_rotations).ravel()
+    step = rotate_y(root[frames + 1] - root[frames], -now[:, 0])
+    Y[:, OUTPUT["root_velocity"]] = step[:, [0, 2]]
+    Y[:, OUTPUT["root_turn"]] = (now - after)
+    Y[:, OUTPUT["phase_step"]] = dphase[frames, None]
+    Y[:, OUTPUT["contacts"]] = clip.contacts[frames]
+    future = frames[:, None] + 1 + np.arange(0, 60, SAMPLE_STEP)[None, :]
+    next_origin = root[frames + 1] * np.array([1.0, 0.0, 1.0])
+    future_local = rotate_y(root[future] - next_origin[:, None], -after)
+    Y[:, OUTPUT["future_x"]] = future_local[..., 0]
+    Y[:, OUTPUT["future_z"]] = future_local[..., 2]
+    future_direction = rotate_y(forward[future], -after)
+    Y[:, OUTPUT["future_direction_x"]] = future_direction[..., 0]
+    Y[:, OUTPUT["future_direction_z"]] = future_direction[..., 2]
+    Y[:, OUTPUT["joint_positions"]] = rotate_y(positions[frames] - origin[:, None], -now).reshape(n, -1)
+    Y[:, OUTPUT["joint_velocities"]] = rotate_y(positions[frames + 1] - positions[frames], -now).reshape(n, -1)
+    unturn = np.stack([yaw_matrix(-a, np.float64) for a in yaw[frames]])
+    Y[:, OUTPUT["joint_rotations"]] = _quat_log(unturn[:, None] @ rotations[frames]).reshape(n, -1)
     return X.astype(np.float32), Y.astype(np.float32), phase[frames].astype(np.float32)
 
 

@@ -11,7 +11,8 @@ from ..errors import PfnnError
 from ..motion.bvh import read_bvh
 from ..motion.deepmimic import load_deepmimic
 from .database import clip_from_motion, clip_windows, mirror_clip, normalisation
-from .synthesis import loop_cycles, stops, variations
+from .synthesis import (TURN_RATES, bend, crouch, loop_cycles, side_step, stops, time_warp, transition, variations,
+                        warp_rates)
 from .trainer import TrainConfig, export, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
@@ -54,16 +55,27 @@ def load_clips(folder: Path, log=print) -> list:
 
 LOOP_SECONDS = 12.0
 STOPS_PER_CLIP = 4
+CROUCH_DEPTH = (24.0, 34.0)      # units the pelvis is lowered in a crouched walk
+CROUCH_LEAN = (0.25, 0.5)        # radians the upper body bends forward
+SIDE_STEP_ANGLES = np.radians([90.0, -90.0, 45.0, -45.0, 135.0, -135.0, 180.0])
 SYNTHESIS_SEED = 7
 
 
 def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
     """Each clip, plus its first whole gait cycle looped for LOOP_SECONDS where it has one, at
     several speeds and turning at several rates (synthesis.variations), and, for walking clips,
-    stops into standing and starts from it (synthesis.stops). Seeded: the same clips give the
+    stops into standing and starts from it (synthesis.stops) and a crouched walk with the same
+    variations (synthesis.crouch), and side-steps and backward steps in two random directions
+    (synthesis.side_step). Seeded: the same clips give the
     same motion."""
     rng = np.random.default_rng(seed)
     out = []
+    looped = [loop_cycles(clip, LOOP_SECONDS) for clip in clips]
+    walks = [c for c in looped if c is not None and c.gaits[:, 1].mean() > 0.5]
+    jogs = [c for c in looped if c is not None and c.gaits[:, 2].mean() > 0.5]
+    for walk in walks:
+        for jog in jogs:
+            out += gait_changes(walk, jog, rng)
     for clip in clips:
         out.append(clip)
         looped = loop_cycles(clip, LOOP_SECONDS)
@@ -71,6 +83,25 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
             out += variations(looped)
             if looped.gaits[:, 1].mean() > 0.5:
                 out += stops(looped, rng, STOPS_PER_CLIP)
+                out += variations(crouch(looped, rng.uniform(*CROUCH_DEPTH), rng.uniform(*CROUCH_LEAN)),
+                                  turn_rates=TURN_RATES[:5])
+                for angle in rng.choice(SIDE_STEP_ANGLES, 2, replace=False):
+                    out += [bend(time_warp(side_step(looped, angle), rate), turn)
+                            for rate in (1.0, 1.35) for turn in (0.0, 0.6, -0.6)]
+    return out
+
+
+def gait_changes(walk, jog, rng: np.random.Generator) -> list:
+    """Walking into jogging and back (phase-aligned blends) at a few speeds, turning a little,
+    and jogging to a stop through a walk."""
+    out = []
+    for _ in range(2):
+        fast_walk = time_warp(walk, rng.choice(warp_rates(walk)))
+        some_jog = time_warp(jog, rng.choice(warp_rates(jog)))
+        up = transition(fast_walk, some_jog, 2.0, rng.uniform(0.4, 1.0), 3.0)
+        down = transition(some_jog, fast_walk, 2.0, rng.uniform(0.5, 1.0), 5.0)
+        out += [bend(c, turn) for c in (up, down) for turn in (0.0, 0.6, -0.6)]
+        out += stops(down, rng, 1, after=3.2)
     return out
 
 

@@ -163,16 +163,17 @@ def _ramp(seconds: float) -> np.ndarray:
 
 
 def stop_and_go(clip: Clip, stop_frame: int, slow_down: float, hold_cycles: int, stand_rate: float,
-                speed_up: float) -> Clip | None:
+                speed_up: float, lead_seconds: float = 2.0) -> Clip | None:
     """Locomotion slowing to a halt at `stop_frame` (both feet down), standing still while the
     phase runs on for `hold_cycles` cycles at `stand_rate` cycles per second, then setting off again.
     None when the clip is too short around `stop_frame`."""
     down, up = _ramp(slow_down), _ramp(speed_up)[::-1]
     approach = np.cumsum(down[::-1])[::-1]            # source frames still to go before the stop
-    lead = int(2 * FPS)                               # full-speed walking before and after
-    start = stop_frame - approach[0] - lead
+    lead = int(lead_seconds * FPS)                    # full-speed motion before and after
+    start = max(stop_frame - approach[0] - lead, 0)
+    lead = int(stop_frame - approach[0] - start)
     end = stop_frame + up.sum() + lead
-    if start < 0 or end >= clip.frames - 1:
+    if lead < FPS or end >= clip.frames - 1:
         return None
     hold = int(round(hold_cycles / stand_rate * FPS))
     before = start + np.arange(lead)
@@ -187,18 +188,204 @@ def stop_and_go(clip: Clip, stop_frame: int, slow_down: float, hold_cycles: int,
     made = retime(clip, source, extra, f"{clip.name}_stop{stop_frame}")
     hold_frames = slice(len(before) + len(slowing), len(before) + len(slowing) + hold)
     made.contacts[hold_frames] = np.maximum(made.contacts[hold_frames], resting)
+    made.gaits = labels.gait_weights(made.positions, made.contacts > 0.5, FPS).astype(np.float32)
     return made
 
 
-def stops(clip: Clip, rng: np.random.Generator, count: int) -> list[Clip]:
-    """`count` stops and starts at random double-support moments of a walking clip."""
+def stops(clip: Clip, rng: np.random.Generator, count: int, after: float = 0.0) -> list[Clip]:
+    """`count` stops and starts at random double-support moments of a walking clip (at least
+    `after` seconds into it, with everything before it kept as the approach)."""
     candidates = double_support_frames(clip)
+    candidates = candidates[candidates >= after * FPS]
     out = []
     for frame in rng.permutation(candidates)[:count * 3]:
         made = stop_and_go(clip, int(frame), rng.uniform(0.4, 0.9), int(rng.integers(1, 3)),
-                           rng.uniform(0.5, 0.9), rng.uniform(0.4, 0.8))
+                           rng.uniform(0.5, 0.9), rng.uniform(0.4, 0.8), lead_seconds=max(after, 2.0))
         if made is not None:
             out.append(made)
         if len(out) == count:
             break
     return out
+
+
+UPPER_BODY = np.arange(11, 31)            # LowerBack and everything above it
+LEGS = ((1, 2, 3, 4), (6, 7, 8, 9))       # hip-joint helper, hip, knee, ankle
+CROUCH_GAIT = np.array([0, 0, 0, 1, 0, 0], np.float32)
+
+
+def _rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(T, 3, 3) smallest rotations taking directions a onto b (T, 3)."""
+    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=-1, keepdims=True)
+    axis = np.cross(a, b)
+    sin = np.linalg.norm(axis, axis=-1)
+    cos = np.sum(a * b, axis=-1)
+    k = axis / np.where(sin > 1e-12, sin, 1.0)[:, None]
+    K = np.zeros(a.shape[:1] + (3, 3))
+    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -k[:, 2], k[:, 1], -k[:, 0]
+    K -= np.swapaxes(K, 1, 2)
+    return np.eye(3) + sin[:, None, None] * K + (1 - cos)[:, None, None] * (K @ K)
+
+
+def solve_knees(hips: np.ndarray, knees: np.ndarray, ankles: np.ndarray, thigh: float, shin: float) -> np.ndarray:
+    """Knee positions (T, 3) that join each hip to its ankle with the given bone lengths, bending
+    in the plane of the old knee (two-joint IK, the project's rule for legs)."""
+    reach = ankles - hips
+    distance = np.clip(np.linalg.norm(reach, axis=1), abs(thigh - shin) + 1e-3, thigh + shin - 1e-3)
+    along = reach / np.linalg.norm(reach, axis=1, keepdims=True)
+    pole = knees - hips
+    pole -= np.sum(pole * along, axis=1, keepdims=True) * along
+    pole /= np.maximum(np.linalg.norm(pole, axis=1, keepdims=True), 1e-9)
+    cos_hip = np.clip((thigh ** 2 + distance ** 2 - shin ** 2) / (2 * thigh * distance), -1, 1)
+    return hips + thigh * (cos_hip[:, None] * along + np.sqrt(1 - cos_hip ** 2)[:, None] * pole)
+
+
+def crouch(clip: Clip, depth: float, lean: float) -> Clip:
+    """A crouched version of a walking clip: pelvis lowered by `depth` units, the upper body bent
+    forward by `lean` radians about the hips, the feet where they were and the knees re-solved."""
+    positions = clip.positions.astype(np.float64).copy()
+    rotations = clip.rotations.astype(np.float64).copy()
+    old = positions.copy()
+    yaw = facing_yaw(old)
+    left = np.stack([np.cos(yaw), np.zeros_like(yaw), -np.sin(yaw)], axis=1)
+    K = np.zeros((clip.frames, 3, 3))
+    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -left[:, 2], left[:, 1], -left[:, 0]
+    K -= np.swapaxes(K, 1, 2)
+    bend = np.eye(3) + np.sin(lean) * K + (1 - np.cos(lean)) * (K @ K)          # about each frame's left axis
+    down = np.array([0.0, depth, 0.0])
+    hips = old[:, 0] - down
+    positions[:, 0] = hips
+    positions[:, UPPER_BODY] = np.einsum("tij,tkj->tki", bend, old[:, UPPER_BODY] - old[:, :1]) + hips[:, None]
+    rotations[:, UPPER_BODY] = bend[:, None] @ rotations[:, UPPER_BODY]
+    for helper, hip, knee, ankle in LEGS:
+        positions[:, [helper, hip]] = old[:, [helper, hip]] - down
+        thigh = float(np.linalg.norm(old[0, knee] - old[0, hip]))
+        shin = float(np.linalg.norm(old[0, ankle] - old[0, knee]))
+        positions[:, knee] = solve_knees(positions[:, hip], old[:, knee], old[:, ankle], thigh, shin)
+        rotations[:, hip] = _rotation_between(old[:, knee] - old[:, hip], positions[:, knee] - positions[:, hip]) @ rotations[:, hip]
+        rotations[:, knee] = _rotation_between(old[:, ankle] - old[:, knee], positions[:, ankle] - positions[:, knee]) @ rotations[:, knee]
+    gaits = np.broadcast_to(CROUCH_GAIT, clip.gaits.shape).copy()
+    return Clip(f"{clip.name}_crouch{depth:.0f}", positions.astype(np.float32), rotations.astype(np.float32),
+                clip.phase.copy(), gaits, clip.contacts.copy(), clip.source)
+
+
+FEET = ((4, 5), (9, 10))                  # heel (ankle) and toe joints, left then right
+
+
+def side_step(clip: Clip, angle: float, stride: float = 0.7, width: float = 8.0) -> Clip:
+    """The walk turned into stepping `angle` radians away from the facing direction (+ to the
+    left; pi/2 is a side-step, pi walking backwards), the body still facing ahead.
+
+    Each foot's path relative to the body is turned by `angle` about its mean position (so a
+    planted foot stays planted while the body moves the new way), shortened to `stride` and moved
+    `width` units outwards so the feet do not cross; the knees are re-solved with the two-joint IK.
+    """
+    positions = clip.positions.astype(np.float64)
+    rotations = clip.rotations.astype(np.float64).copy()
+    yaw = facing_yaw(positions)
+    root = positions[:, 0] * np.array([1.0, 0.0, 1.0])
+    local = np.stack([yaw_matrix(-a, np.float64) for a in yaw])
+    world = np.swapaxes(local, 1, 2)
+    body = np.einsum("tij,tkj->tki", local, positions - root[:, None])            # root-relative, facing +z
+    turn = yaw_matrix(angle, np.float64)
+    steps = np.einsum("tij,tj->ti", local[:-1], np.diff(root, axis=0))
+    steps = stride * steps @ turn.T
+    new_root = np.concatenate([root[:1], root[:1] + np.cumsum(np.einsum("tij,tj->ti", world[:-1], steps), axis=0)])
+    new_body = body.copy()
+    for side, (heel, toe) in zip((1.0, -1.0), FEET):
+        neutral = body[:, heel].mean(axis=0) * np.array([1.0, 0.0, 1.0])
+        moved = neutral + stride * (body[:, heel] - neutral) @ turn.T + np.array([side * width, 0.0, 0.0])
+        shift = (moved - body[:, heel]) * np.array([1.0, 0.0, 1.0])
+        new_body[:, heel] += shift
+        new_body[:, toe] += shift
+    new = np.einsum("tij,tkj->tki", world, new_body) + new_root[:, None]
+    old = positions
+    # A wide step may be out of the leg's reach: lower the body as much as it needs, smoothly.
+    drop = np.zeros(clip.frames)
+    for _helper, hip, knee, ankle in LEGS:
+        reach = np.linalg.norm(old[0, knee] - old[0, hip]) + np.linalg.norm(old[0, ankle] - old[0, knee]) - 0.5
+        apart = new[:, hip] - new[:, ankle]
+        across = np.minimum(np.linalg.norm(apart[:, [0, 2]], axis=1), reach)
+        drop = np.maximum(drop, apart[:, 1] - np.sqrt(reach ** 2 - across ** 2))
+    drop = ndimage.gaussian_filter1d(ndimage.maximum_filter1d(np.maximum(drop, 0.0), 9), 3.0)
+    feet = [joint for pair in FEET for joint in pair]
+    body_joints = np.setdiff1d(np.arange(31), feet)
+    new[:, body_joints, 1] -= drop[:, None]
+    for _helper, hip, knee, ankle in LEGS:
+        thigh = float(np.linalg.norm(old[0, knee] - old[0, hip]))
+        shin = float(np.linalg.norm(old[0, ankle] - old[0, knee]))
+        new[:, knee] = solve_knees(new[:, hip], new[:, knee], new[:, ankle], thigh, shin)
+        rotations[:, hip] = _rotation_between(old[:, knee] - old[:, hip], new[:, knee] - new[:, hip]) @ rotations[:, hip]
+        rotations[:, knee] = _rotation_between(old[:, ankle] - old[:, knee], new[:, ankle] - new[:, knee]) @ rotations[:, knee]
+    return Clip(f"{clip.name}_side{np.degrees(angle):+.0f}", new.astype(np.float32), rotations.astype(np.float32),
+                clip.phase.copy(), clip.gaits.copy(), clip.contacts.copy(), clip.source)
+
+
+class CycleTable:
+    """One gait cycle of a looped clip in the body's own frame, to be sampled at any phase."""
+
+    def __init__(self, clip: Clip):
+        bounds = cycle_bounds(clip)
+        if bounds is None:
+            raise ValueError(f"{clip.name} has no whole gait cycle")
+        start, stop = bounds
+        positions = clip.positions.astype(np.float64)
+        yaw = np.unwrap(facing_yaw(positions))
+        frames = np.arange(start, stop + 1)
+        root = positions[:, 0] * np.array([1.0, 0.0, 1.0])
+        local = np.stack([yaw_matrix(-a, np.float64) for a in yaw[frames]])
+        self.body = np.einsum("tij,tkj->tki", local, positions[frames] - root[frames, None])
+        self.rotations = matrix_to_quat(local[:, None] @ clip.rotations[frames].astype(np.float64))
+        self.velocity = np.einsum("tij,tj->ti", local, root[frames + 1] - root[frames])
+        self.turn = yaw[frames + 1] - yaw[frames]
+        self.contacts = clip.contacts[frames]
+        self.gaits = clip.gaits[frames].mean(axis=0)
+        unwrapped = np.unwrap(clip.phase[frames] * 2 * np.pi) / (2 * np.pi)
+        self.phase = unwrapped - unwrapped[0]            # 0 ... 1 over the cycle
+        self.offset = float(clip.phase[start])
+        self.step = np.diff(self.phase).mean()
+
+    def index(self, phase: float) -> float:
+        return float(np.interp(np.mod(phase - self.offset, 1.0), self.phase, np.arange(len(self.phase))))
+
+    def sample(self, phase: float):
+        index = self.index(phase)
+        low = min(int(index), len(self.phase) - 2)
+        mu = index - low
+        lerp = lambda a: (1 - mu) * a[low] + mu * a[low + 1]      # noqa: E731
+        rotations = quat_slerp(self.rotations[low], self.rotations[low + 1], np.full(self.rotations.shape[1], mu))
+        contacts = self.contacts[low] if mu < 0.5 else self.contacts[low + 1]
+        return lerp(self.body), rotations, lerp(self.velocity), lerp(self.turn), contacts
+
+
+def transition(a: Clip, b: Clip, before: float, blend: float, after: float, name: str = "") -> Clip:
+    """Gait `a` changing into gait `b`: their cycles sampled at the same phase and blended over
+    `blend` seconds (a phase-aligned blend), the root moved by the blended steps."""
+    first, second = CycleTable(a), CycleTable(b)
+    lead, ramp, tail = int(before * FPS), max(int(blend * FPS), 2), int(after * FPS)
+    t = np.linspace(0.0, 1.0, ramp)
+    weights = np.concatenate([np.zeros(lead), t * t * (3 - 2 * t), np.ones(tail)])
+    count = len(weights)
+    positions = np.empty((count, 31, 3))
+    rotations = np.empty((count, 31, 4))
+    contacts = np.empty((count, 4), np.float32)
+    phase, yaws = np.empty(count), np.empty(count)
+    root, yaw, p = np.zeros(3), 0.0, first.offset
+    for k, w in enumerate(weights):
+        body_a, rot_a, vel_a, turn_a, con_a = first.sample(p)
+        body_b, rot_b, vel_b, turn_b, con_b = second.sample(p)
+        turning = yaw_matrix(yaw, np.float64)
+        positions[k] = ((1 - w) * body_a + w * body_b) @ turning.T + root
+        rotations[k] = quat_slerp(rot_a, rot_b, np.full(31, w))
+        contacts[k] = con_a if w < 0.5 else con_b
+        phase[k], yaws[k] = p, yaw
+        root = root + turning @ ((1 - w) * vel_a + w * vel_b)
+        yaw += (1 - w) * turn_a + w * turn_b
+        step_a = np.interp(first.index(p), np.arange(len(first.phase) - 1), np.diff(first.phase))
+        step_b = np.interp(second.index(p), np.arange(len(second.phase) - 1), np.diff(second.phase))
+        p += (1 - w) * step_a + w * step_b
+    turns = np.stack([yaw_matrix(y, np.float64) for y in yaws])
+    world = turns[:, None] @ quat_to_matrix(rotations)
+    gaits = ((1 - weights)[:, None] * first.gaits + weights[:, None] * second.gaits).astype(np.float32)
+    return Clip(name or f"{a.name}_to_{b.name}", positions.astype(np.float32), world.astype(np.float32),
+                np.mod(phase, 1.0), gaits, contacts, a.source)

@@ -1,0 +1,212 @@
+"""DeepMimic motions in the repository: reading, retargeting, looping, BVH export, stops."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from pfnn_demo.motion.bvh import read_bvh, write_bvh
+from pfnn_demo.motion.deepmimic import (DeepMimicError, SOURCE_INDEX, TO_DEMO, canonical_world_rotations,
+                                        leg_length_metres, load_deepmimic, read_deepmimic, tile_loop,
+                                        to_canonical_motion)
+from pfnn_demo.skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES
+
+from conftest import REPO
+
+MOTIONS = REPO / "data" / "motions"
+
+
+@pytest.fixture(scope="module")
+def walk():
+    return read_deepmimic(MOTIONS / "humanoid3d_walk.txt")
+
+
+def test_the_shipped_motions_read_and_carry_their_licence():
+    files = sorted(MOTIONS.glob("*.txt"))
+    motions = [f for f in files if f.name != "LICENSE.txt"]
+    assert len(motions) == 8
+    assert "zlib" in (MOTIONS / "README.md").read_text() and "Permission is granted" in (MOTIONS / "LICENSE.txt").read_text()
+    for file in motions:
+        motion = read_deepmimic(file)
+        assert motion.frames > 20 and motion.loops
+        assert np.allclose(np.linalg.det(motion.rotations), 1.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("not json", "cannot read"),
+    (json.dumps({"Frames": []}), "at least 2 frames"),
+    (json.dumps({"Frames": [[0.03] * 43, [0.03] * 43]}), "44 numbers"),
+    (json.dumps({"Frames": [[0.03] + [0.0] * 43] * 2}), "zero quaternion"),
+    (json.dumps({"Frames": [[-0.03] + [1.0] * 43] * 2}), "positive"),
+])
+def test_bad_files_get_a_specific_error(tmp_path, content, message):
+    path = tmp_path / "bad.txt"
+    path.write_text(content)
+    with pytest.raises(DeepMimicError, match=message) as error:
+        read_deepmimic(path)
+    assert "bad.txt" in str(error.value)
+
+
+def test_retargeting_keeps_every_bone_pointing_where_the_source_points(walk):
+    motion = to_canonical_motion(walk)
+    canonical = motion.global_transforms(BVH_TO_DEMO_UNITS)[..., :3, 3]
+    source = walk.world_positions() @ TO_DEMO.T
+    pairs = {("LeftUpLeg", "LeftLeg"): ("left_hip", "left_knee"), ("LeftLeg", "LeftFoot"): ("left_knee", "left_ankle"),
+             ("RightUpLeg", "RightLeg"): ("right_hip", "right_knee"),
+             ("RightArm", "RightForeArm"): ("right_shoulder", "right_elbow")}
+    for (a, b), (sa, sb) in pairs.items():
+        ours = canonical[:, JOINT_NAMES.index(b)] - canonical[:, JOINT_NAMES.index(a)]
+        theirs = source[:, SOURCE_INDEX[sb]] - source[:, SOURCE_INDEX[sa]]
+        cosine = np.sum(ours * theirs, axis=1) / np.linalg.norm(ours, axis=1) / np.linalg.norm(theirs, axis=1)
+        assert cosine.min() > 0.9999, (a, b)
+    # The root path is scaled by the leg-length ratio: the hips walk as far in legs as the source's.
+    scale = np.linalg.norm(canonical[-1, 0, [0, 2]] - canonical[0, 0, [0, 2]]) / np.linalg.norm(
+        walk.root_positions[-1, [0, 2]] - walk.root_positions[0, [0, 2]])
+    leg = np.linalg.norm(canonical[0, 3] - canonical[0, 2]) + np.linalg.norm(canonical[0, 4] - canonical[0, 3])
+    assert scale == pytest.approx(leg / leg_length_metres(), rel=0.01)
+    # It walks forward along +Z, upright, toes ahead of heels.
+    assert canonical[-1, 0, 2] - canonical[0, 0, 2] > 100
+    assert np.all(canonical[:, 16, 1] > canonical[:, 0, 1] + 25)
+    assert np.median(canonical[:, 5, 2] - canonical[:, 4, 2]) > 5
+
+
+def test_arms_hang_down_although_the_canonical_rest_pose_is_a_t_pose(walk):
+    canonical = to_canonical_motion(walk).global_transforms(BVH_TO_DEMO_UNITS)[..., :3, 3]
+    arm = canonical[:, JOINT_NAMES.index("LeftHand")] - canonical[:, JOINT_NAMES.index("LeftArm")]
+    assert np.all(arm[:, 1] < -0.8 * np.linalg.norm(arm, axis=1))
+
+
+def test_a_looping_cycle_tiles_without_seams(walk):
+    tiled = tile_loop(walk, 4)
+    assert tiled.frames == 4 * (walk.frames - 1)
+    steps = np.linalg.norm(np.diff(tiled.root_positions, axis=0), axis=1)
+    assert steps.max() < 1.5 * np.percentile(steps, 95)
+    rotations = canonical_world_rotations(tiled)
+    change = np.linalg.norm(np.diff(rotations, axis=0), axis=(-2, -1)).max(axis=1)
+    assert change.max() < 3.0 * np.percentile(change, 95)
+
+
+def test_retargeted_clips_export_as_bvh_and_read_back_the_same(tmp_path):
+    motion = load_deepmimic(MOTIONS / "humanoid3d_run.txt", seconds=2.0)
+    write_bvh(motion, tmp_path / "run.bvh")
+    again = read_bvh(tmp_path / "run.bvh")
+    assert again.names == list(JOINT_NAMES) and again.frames == motion.frames
+    np.testing.assert_allclose(again.global_transforms()[..., :3, 3], motion.global_transforms()[..., :3, 3], atol=1e-3)
+
+
+def test_the_retarget_command_writes_a_bvh(tmp_path):
+    from pfnn_demo.cli import main
+    out = tmp_path / "walk.bvh"
+    assert main(["retarget", str(MOTIONS / "humanoid3d_walk.txt"), str(out), "--seconds", "3"]) == 0
+    motion = read_bvh(out)
+    assert motion.frames * motion.frame_time >= 3.0 - 1e-6
+
+
+def test_stops_stand_still_while_the_phase_runs_on():
+    from pfnn_demo.train.database import clip_from_motion
+    from pfnn_demo.train.synthesis import loop_cycles, stops
+
+    clip = loop_cycles(clip_from_motion(load_deepmimic(MOTIONS / "humanoid3d_walk.txt", 8.0), "walk"), 12.0)
+    made = stops(clip, np.random.default_rng(0), 2)
+    assert len(made) == 2
+    for stop in made:
+        speed = np.linalg.norm(np.diff(stop.positions[:, 0, [0, 2]], axis=0), axis=1) * 60
+        standing = stop.gaits[1:, 0] > 0.99
+        assert standing.sum() > 60                                       # a second or more of standing
+        assert np.all(speed[standing] < 10.0) and np.median(speed[standing]) < 0.5
+        assert speed[:60].mean() > 60 and speed[-60:].mean() > 60         # walking before and after
+        dphase = np.mod(np.diff(stop.phase), 1.0)
+        assert np.median(dphase[standing]) > 0.004 and np.all(dphase < 0.1)  # the phase keeps running
+        feet = stop.positions[1:, [4, 5, 9, 10]][standing]
+        assert np.ptp(feet, axis=0).max() < 1.0                           # the feet stay put (1 cm)
+
+
+@pytest.fixture(scope="module")
+def looped_walk():
+    from pfnn_demo.train.database import clip_from_motion
+    from pfnn_demo.train.synthesis import loop_cycles
+    return loop_cycles(clip_from_motion(load_deepmimic(MOTIONS / "humanoid3d_walk.txt", 8.0), "walk"), 6.0)
+
+
+@pytest.fixture(scope="module")
+def looped_run():
+    from pfnn_demo.train.database import clip_from_motion
+    from pfnn_demo.train.synthesis import loop_cycles
+    return loop_cycles(clip_from_motion(load_deepmimic(MOTIONS / "humanoid3d_run.txt", 8.0), "run"), 6.0)
+
+
+def _planted_toe_speed(clip) -> float:
+    """Mean horizontal speed (units/s) of toes labelled in contact: the sliding a clip teaches."""
+    toes = clip.positions[:, [5, 10]][:, :, [0, 2]]
+    speed = np.linalg.norm(np.diff(toes, axis=0), axis=-1) * 60
+    planted = clip.contacts[1:, [1, 3]] > 0.5
+    return float(speed[planted].mean())
+
+
+def _bone_lengths(clip) -> np.ndarray:
+    from pfnn_demo.skeleton import PARENTS
+    return np.linalg.norm(clip.positions[:, 1:] - clip.positions[:, PARENTS[1:]], axis=-1)
+
+
+def test_crouching_lowers_the_body_and_keeps_the_feet_and_the_bones(looped_walk):
+    from pfnn_demo.train.synthesis import crouch
+
+    low = crouch(looped_walk, 30.0, 0.4)
+    np.testing.assert_allclose(low.positions[:, [4, 5, 9, 10]], looped_walk.positions[:, [4, 5, 9, 10]], atol=1e-4)
+    assert np.allclose(low.positions[:, 0, 1], looped_walk.positions[:, 0, 1] - 30.0, atol=1e-3)
+    head_ratio = np.median(low.positions[:, 16, 1]) / np.median(looped_walk.positions[:, 16, 1])
+    assert 0.65 < head_ratio < 0.85                                            # the labeller's crouch band
+    np.testing.assert_allclose(_bone_lengths(low), _bone_lengths(looped_walk), atol=0.5)
+    assert np.all(low.gaits[:, 3] == 1.0)
+    # Knees bend forward, ahead of the line from hip to ankle.
+    yaw = np.arctan2(low.positions[:, 5, 0] - low.positions[:, 4, 0], low.positions[:, 5, 2] - low.positions[:, 4, 2])
+    forward = np.stack([np.sin(yaw), np.cos(yaw)], axis=1)
+    knee_ahead = np.sum((low.positions[:, 3, [0, 2]] - 0.5 * (low.positions[:, 2, [0, 2]] + low.positions[:, 4, [0, 2]]))
+                        * forward, axis=1)
+    assert np.median(knee_ahead) > 5.0
+
+
+@pytest.mark.parametrize("degrees", [90.0, -90.0, 180.0])
+def test_side_steps_move_sideways_facing_ahead_with_planted_feet(looped_walk, degrees):
+    from pfnn_demo.train.database import facing_yaw
+    from pfnn_demo.train.synthesis import side_step
+
+    side = side_step(looped_walk, np.radians(degrees))
+    yaw = facing_yaw(side.positions.astype(np.float64))
+    np.testing.assert_allclose(yaw, facing_yaw(looped_walk.positions.astype(np.float64)), atol=0.05)
+    root = side.positions[:, 0, [0, 2]].astype(np.float64)
+    step = np.diff(root, axis=0)
+    heading = np.arctan2(step[:, 0], step[:, 1])
+    offset = np.angle(np.exp(1j * (heading - yaw[:-1])))
+    assert np.degrees(np.angle(np.mean(np.exp(1j * offset)))) == pytest.approx(degrees if degrees != 180 else 180, abs=15) or \
+        (degrees == 180 and abs(np.degrees(np.angle(np.mean(np.exp(1j * offset))))) > 165)
+    assert _planted_toe_speed(side) < 2.0 * _planted_toe_speed(looped_walk) + 2.0
+    # Legs keep their lengths (a stretched stride may miss its ankle target by a centimetre or so).
+    np.testing.assert_allclose(_bone_lengths(side)[:, [2, 3, 7, 8]], _bone_lengths(looped_walk)[:, [2, 3, 7, 8]], atol=1.5)
+
+
+def test_gait_transitions_blend_walk_into_jog_in_phase(looped_walk, looped_run):
+    from pfnn_demo.train.synthesis import transition
+
+    change = transition(looped_walk, looped_run, 2.0, 0.8, 2.0)
+    speed = np.linalg.norm(np.diff(change.positions[:, 0, [0, 2]], axis=0), axis=1) * 60
+    assert speed[:90].mean() < 150 < 250 < speed[-90:].mean()
+    assert change.gaits[0, 1] == pytest.approx(1.0) and change.gaits[-1, 2] == pytest.approx(1.0)
+    dphase = np.mod(np.diff(change.phase), 1.0)
+    assert np.all(dphase < 0.05) and np.all(dphase > 0.0)                 # continuous, never backwards
+    joint_step = np.linalg.norm(np.diff(change.positions, axis=0), axis=-1).max(axis=1)
+    assert joint_step.max() < 1.5 * max(np.percentile(joint_step[:90], 99), np.percentile(joint_step[-90:], 99))
+    assert _planted_toe_speed(change) < 1.5 * max(_planted_toe_speed(looped_walk), _planted_toe_speed(looped_run))
+
+
+def test_synthesis_is_seeded_and_long():
+    from pfnn_demo.train.pipeline import extended, load_clips
+
+    clips = load_clips(MOTIONS, log=lambda text: None)
+    first = extended(clips[:3])
+    again = extended(clips[:3])
+    assert [c.name for c in first] == [c.name for c in again]
+    np.testing.assert_array_equal(first[-1].positions, again[-1].positions)
+    assert sum(c.frames for c in first) / 60 > 5 * 60                       # minutes of motion from 3 clips

@@ -11,8 +11,8 @@ from ..errors import PfnnError
 from ..motion.bvh import read_bvh
 from ..motion.deepmimic import load_deepmimic
 from .database import clip_from_motion, clip_windows, mirror_clip, normalisation
-from .synthesis import (TURN_RATES, bend, crouch, loop_cycles, side_step, stops, time_warp, transition, variations,
-                        warp_rates)
+from .synthesis import (TURN_RATES, RollingGround, bend, crouch, loop_cycles, on_terrain, side_step, stops, time_warp,
+                        transition, variations, warp_rates)
 from .trainer import TrainConfig, export, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
@@ -105,8 +105,22 @@ def gait_changes(walk, jog, rng: np.random.Generator) -> list:
     return out
 
 
-def windows(clips: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    parts = [clip_windows(c) for clip in extended(clips) for c in (clip, mirror_clip(clip))]
+TERRAIN_SHARE = 0.5             # of the synthesised clips walked over rolling ground instead of the flat
+TERRAIN_AMPLITUDE = (5.0, 30.0)  # units: gentle swells to steep hills
+
+
+def windows(clips: list, seed: int = SYNTHESIS_SEED) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Training windows of the extended clips and their mirrors, a share of them on random
+    rolling ground so that the terrain inputs carry information."""
+    rng = np.random.default_rng(seed + 1)
+    parts = []
+    for clip in extended(clips, seed):
+        for version in (clip, mirror_clip(clip)):
+            if rng.random() < TERRAIN_SHARE:
+                ground = RollingGround(rng, rng.uniform(*TERRAIN_AMPLITUDE))
+                parts.append(clip_windows(on_terrain(version, ground), ground))
+            else:
+                parts.append(clip_windows(version))
     parts = [p for p in parts if len(p[0])]
     if not parts:
         raise PfnnError("no clip is long enough for a training window (2 s at 60 fps)")

@@ -118,10 +118,9 @@ def variations(clip: Clip, turn_rates=TURN_RATES) -> list[Clip]:
     return [bend(time_warp(clip, rate), turn) for rate in warp_rates(clip) for turn in turn_rates]
 
 
-def retime(clip: Clip, source_frames: np.ndarray, extra_cycles: np.ndarray | None = None, name: str = "") -> Clip:
-    """The clip sampled at fractional source frames (positions lerped, rotations slerped); the
-    phase follows the source, plus `extra_cycles` where the pose holds while the phase runs on.
-    Gait weights are labelled afresh from the new root speed."""
+def retime(clip: Clip, source_frames: np.ndarray, name: str = "") -> Clip:
+    """The clip sampled at fractional source frames (positions lerped, rotations slerped, the
+    phase following the source). Gait weights are labelled afresh from the new root speed."""
     frames = np.clip(source_frames, 0, clip.frames - 1)
     low = np.minimum(np.floor(frames).astype(int), clip.frames - 1)
     high = np.minimum(low + 1, clip.frames - 1)
@@ -131,8 +130,6 @@ def retime(clip: Clip, source_frames: np.ndarray, extra_cycles: np.ndarray | Non
                                           np.broadcast_to(mu[:, :, 0], clip.rotations[low].shape[:2])))
     unwrapped = np.unwrap(clip.phase * 2 * np.pi) / (2 * np.pi)
     phase = (1 - mu[:, 0, 0]) * unwrapped[low] + mu[:, 0, 0] * unwrapped[high]
-    if extra_cycles is not None:
-        phase = phase + extra_cycles
     contacts = clip.contacts[np.where(mu[:, 0, 0] < 0.5, low, high)]
     gaits = labels.gait_weights(positions, contacts > 0.5, FPS)
     return Clip(name or clip.name + "_retimed", positions.astype(np.float32), rotations.astype(np.float32),
@@ -162,11 +159,14 @@ def _ramp(seconds: float) -> np.ndarray:
     return 1.0 - t * t * (3 - 2 * t)
 
 
-def stop_and_go(clip: Clip, stop_frame: int, slow_down: float, hold_cycles: int, stand_rate: float,
-                speed_up: float, lead_seconds: float = 2.0) -> Clip | None:
-    """Locomotion slowing to a halt at `stop_frame` (both feet down), standing still while the
-    phase runs on for `hold_cycles` cycles at `stand_rate` cycles per second, then setting off again.
-    None when the clip is too short around `stop_frame`."""
+def stop_and_go(clip: Clip, stop_frame: int, slow_down: float, hold: float, speed_up: float,
+                lead_seconds: float = 2.0) -> Clip | None:
+    """Locomotion slowing to a halt at `stop_frame` (both feet down), standing still for `hold`
+    seconds, then setting off again. None when the clip is too short around `stop_frame`.
+
+    The phase holds while standing, as in the original data's labels: a standing pose then
+    belongs to one phase. (Letting the phase run on through the stand made every phase stand for
+    several different stances, and the network's feet slid between them.)"""
     down, up = _ramp(slow_down), _ramp(speed_up)[::-1]
     approach = np.cumsum(down[::-1])[::-1]            # source frames still to go before the stop
     lead = int(lead_seconds * FPS)                    # full-speed motion before and after
@@ -175,7 +175,7 @@ def stop_and_go(clip: Clip, stop_frame: int, slow_down: float, hold_cycles: int,
     end = stop_frame + up.sum() + lead
     if lead < FPS or end >= clip.frames - 1:
         return None
-    hold = int(round(hold_cycles / stand_rate * FPS))
+    hold = int(round(hold * FPS))
     before = start + np.arange(lead)
     slowing = stop_frame - approach
     holding = np.full(hold, float(stop_frame))
@@ -183,9 +183,7 @@ def stop_and_go(clip: Clip, stop_frame: int, slow_down: float, hold_cycles: int,
     speeding = stop_frame + np.cumsum(up) - up[0]
     after = speeding[-1] + 1 + np.arange(lead)
     source = np.concatenate([before, slowing, holding, speeding, after])
-    extra = np.concatenate([np.zeros(len(before) + len(slowing)), np.linspace(0, hold_cycles, hold, endpoint=False),
-                            np.full(len(speeding) + len(after), float(hold_cycles))])
-    made = retime(clip, source, extra, f"{clip.name}_stop{stop_frame}")
+    made = retime(clip, source, name=f"{clip.name}_stop{stop_frame}")
     hold_frames = slice(len(before) + len(slowing), len(before) + len(slowing) + hold)
     made.contacts[hold_frames] = np.maximum(made.contacts[hold_frames], resting)
     made.gaits = labels.gait_weights(made.positions, made.contacts > 0.5, FPS).astype(np.float32)
@@ -199,8 +197,8 @@ def stops(clip: Clip, rng: np.random.Generator, count: int, after: float = 0.0) 
     candidates = candidates[candidates >= after * FPS]
     out = []
     for frame in rng.permutation(candidates)[:count * 3]:
-        made = stop_and_go(clip, int(frame), rng.uniform(0.4, 0.9), int(rng.integers(1, 3)),
-                           rng.uniform(0.5, 0.9), rng.uniform(0.4, 0.8), lead_seconds=max(after, 2.0))
+        made = stop_and_go(clip, int(frame), rng.uniform(0.4, 0.9), rng.uniform(1.0, 3.0), rng.uniform(0.4, 0.8),
+                           lead_seconds=max(after, 2.0))
         if made is not None:
             out.append(made)
         if len(out) == count:
@@ -389,3 +387,56 @@ def transition(a: Clip, b: Clip, before: float, blend: float, after: float, name
     gaits = ((1 - weights)[:, None] * first.gaits + weights[:, None] * second.gaits).astype(np.float32)
     return Clip(name or f"{a.name}_to_{b.name}", positions.astype(np.float32), world.astype(np.float32),
                 np.mod(phase, 1.0), gaits, contacts, a.source)
+
+
+class RollingGround:
+    """Smooth random terrain: a few crossing waves, heights in units, seeded."""
+
+    def __init__(self, rng: np.random.Generator, amplitude: float, waves: int = 4):
+        self.directions = rng.uniform(0, 2 * np.pi, waves)
+        self.lengths = rng.uniform(150.0, 450.0, waves)
+        self.phases = rng.uniform(0, 2 * np.pi, waves)
+        self.amplitudes = amplitude * rng.dirichlet(np.ones(waves))
+
+    def __call__(self, x, z):
+        x, z = np.asarray(x, np.float64), np.asarray(z, np.float64)
+        height = np.zeros(np.broadcast_shapes(x.shape, z.shape))
+        for direction, length, phase, amplitude in zip(self.directions, self.lengths, self.phases, self.amplitudes):
+            along = x * np.sin(direction) + z * np.cos(direction)
+            height = height + amplitude * np.sin(2 * np.pi * along / length + phase)
+        return height
+
+
+def on_terrain(clip: Clip, ground) -> Clip:
+    """The clip walked over `ground(x, z)`: each foot raised by the ground under it (constant while
+    planted), the body by the mean of the two, lowered further where a leg would not reach, and
+    the knees re-solved with the two-joint IK. Use with clip_windows(clip, ground)."""
+    old = clip.positions.astype(np.float64)
+    new = old.copy()
+    rotations = clip.rotations.astype(np.float64).copy()
+    lifts = []
+    for heel, toe in FEET:
+        lift = ground(old[:, heel, 0], old[:, heel, 2])
+        lift = ndimage.gaussian_filter1d(lift, 2.0, mode="nearest")
+        new[:, [heel, toe], 1] += lift[:, None]
+        lifts.append(lift)
+    body = ndimage.gaussian_filter1d(0.5 * (lifts[0] + lifts[1]), 6.0, mode="nearest")
+    feet = [joint for pair in FEET for joint in pair]
+    body_joints = np.setdiff1d(np.arange(31), feet)
+    new[:, body_joints, 1] += body[:, None]
+    drop = np.zeros(clip.frames)
+    for _helper, hip, knee, ankle in LEGS:
+        reach = np.linalg.norm(old[0, knee] - old[0, hip]) + np.linalg.norm(old[0, ankle] - old[0, knee]) - 0.5
+        apart = new[:, hip] - new[:, ankle]
+        across = np.minimum(np.linalg.norm(apart[:, [0, 2]], axis=1), reach)
+        drop = np.maximum(drop, apart[:, 1] - np.sqrt(reach ** 2 - across ** 2))
+    drop = ndimage.gaussian_filter1d(ndimage.maximum_filter1d(np.maximum(drop, 0.0), 9), 3.0)
+    new[:, body_joints, 1] -= drop[:, None]
+    for _helper, hip, knee, ankle in LEGS:
+        thigh = float(np.linalg.norm(old[0, knee] - old[0, hip]))
+        shin = float(np.linalg.norm(old[0, ankle] - old[0, knee]))
+        new[:, knee] = solve_knees(new[:, hip], new[:, knee], new[:, ankle], thigh, shin)
+        rotations[:, hip] = _rotation_between(old[:, knee] - old[:, hip], new[:, knee] - new[:, hip]) @ rotations[:, hip]
+        rotations[:, knee] = _rotation_between(old[:, ankle] - old[:, knee], new[:, ankle] - new[:, knee]) @ rotations[:, knee]
+    return Clip(clip.name + "_terrain", new.astype(np.float32), rotations.astype(np.float32), clip.phase.copy(),
+                clip.gaits.copy(), clip.contacts.copy(), clip.source)

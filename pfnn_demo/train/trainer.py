@@ -1,8 +1,9 @@
 """The PFNN trainer (PyTorch, in the optional `train` extra).
 
 The paper's recipe (spec 9.5): 4 cyclic Catmull-Rom control points per layer, ELU, dropout
-keeping 0.7 on every layer's input, Adam at 1e-4, an L1 penalty on the weights, mini-batches
-of 32, inputs and outputs normalised with group-shared deviations. Checkpoints after every
+keeping 0.7 on every layer's input, Adam, an L1 penalty on the weights, mini-batches of 32,
+inputs and outputs normalised with group-shared deviations; changed where measured (see
+TrainConfig): 256 hidden units, learning rate 1e-3, noise on the training inputs. Checkpoints after every
 epoch (resumable), a fixed seed, validation on held-out clips, export to the project's .npz.
 """
 
@@ -30,10 +31,13 @@ def _torch():
 
 @dataclasses.dataclass
 class TrainConfig:
-    hidden: int = 512
+    # The paper's 512 units and Adam at 1e-4 were measured against 256 units at 1e-3 on the
+    # project's few-minute data sets: the larger network's poses exploded in play, and 1e-3
+    # reaches in 20 epochs what 1e-4 does not. These defaults train the shipped network.
+    hidden: int = 256
     epochs: int = 20
     batch_size: int = 32
-    learning_rate: float = 1e-4
+    learning_rate: float = 1e-3
     keep_probability: float = 0.7
     l1: float = 0.01
     input_noise: float = 0.1      # std of Gaussian noise on the normalised inputs while training

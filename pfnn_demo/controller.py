@@ -42,12 +42,16 @@ def _mix_directions(a: glm.vec3, b: glm.vec3, t: float) -> glm.vec3:
 
 
 class Controller:
-    def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, use_heel_contacts: bool = False):
+    def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, use_heel_contacts: bool | None = None):
+        """`use_heel_contacts`: foot IK locks on heel as well as toe contacts; by default as the
+        network's weights say (NetworkWeights.heel_contacts)."""
         if network.input_size != INPUT_SIZE:
             raise ValueError(f"the network takes {network.input_size} inputs; the controller builds {INPUT_SIZE}")
         self.network = network
         self.camera = OrbitCamera()
         self.trajectory = Trajectory()
+        if use_heel_contacts is None:
+            use_heel_contacts = bool(getattr(network.weights, "heel_contacts", False))
         self.ik = FootIK(use_heel_contacts)
         self.ik_enabled = True
         # Control smoothing state survives scene changes (spec 6.2).

@@ -40,6 +40,9 @@ class NetworkWeights:
     Ymean: np.ndarray
     Ystd: np.ndarray
     provenance: str = ""
+    # True where the network's heel contacts lead its toe contacts (heel strikes come first, as in
+    # the project's own labels): foot IK then locks a foot on either. The original's do not.
+    heel_contacts: bool = False
     joint_count: int = 31
     trajectory_samples: int = 12
 
@@ -164,6 +167,7 @@ def save_npz(weights: NetworkWeights, path: str | Path) -> None:
         joint_count=np.int32(weights.joint_count),
         trajectory_samples=np.int32(weights.trajectory_samples),
         provenance=np.str_(weights.provenance),
+        heel_contacts=np.bool_(weights.heel_contacts),
         **arrays,
     )
 
@@ -187,6 +191,7 @@ def load_npz(path: str | Path) -> NetworkWeights:
     weights = NetworkWeights(
         **{key: np.ascontiguousarray(contents[key], dtype=np.float32) for key in LAYERS + NORMALISATION},
         provenance=str(contents.get("provenance", "")),
+        heel_contacts=bool(contents.get("heel_contacts", False)),
         joint_count=int(contents.get("joint_count", 31)),
         trajectory_samples=int(contents.get("trajectory_samples", 12)),
     )

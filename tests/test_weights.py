@@ -157,3 +157,24 @@ def test_npz_from_the_future(tmp_path, random_weights):
              **{name: getattr(random_weights, name) for name in LAYERS + NORMALISATION})
     with pytest.raises(WeightsError, match="format version 99 is newer"):
         load_weights(path)
+
+
+def test_the_heel_contact_flag_round_trips_and_steers_the_foot_ik(tmp_path, random_weights):
+    import dataclasses
+
+    from pfnn_demo.controller import Controller
+    from pfnn_demo.phase_network import PhaseFunctionedNetwork
+    from pfnn_demo.scene import load_scene
+
+    save_npz(random_weights, tmp_path / "toes.npz")
+    save_npz(dataclasses.replace(random_weights, heel_contacts=True), tmp_path / "heels.npz")
+    toes, heels = load_npz(tmp_path / "toes.npz"), load_npz(tmp_path / "heels.npz")
+    assert (toes.heel_contacts, heels.heel_contacts) == (False, True)
+    scene = load_scene("plaza")
+    assert Controller(PhaseFunctionedNetwork(heels), scene).ik.use_heel_contacts
+    assert not Controller(PhaseFunctionedNetwork(toes), scene).ik.use_heel_contacts
+    assert not Controller(PhaseFunctionedNetwork(heels), scene, use_heel_contacts=False).ik.use_heel_contacts
+    # A heel in contact with its toe in the air: only a heel-contact IK counts that leg as planted.
+    contacts = np.array([0.9, 0.1, 0.0, 0.0])
+    assert Controller(PhaseFunctionedNetwork(heels), scene).ik.leg_contacts(contacts)[0] > 0.5
+    assert Controller(PhaseFunctionedNetwork(toes), scene).ik.leg_contacts(contacts)[0] < 0.5

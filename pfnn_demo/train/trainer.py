@@ -166,7 +166,8 @@ def export(model, normalisation, path: Path, provenance: str) -> NetworkWeights:
     for layer, (w, b) in enumerate(zip(model.weights, model.biases)):
         arrays[f"W{layer}"] = w.detach().cpu().numpy().astype(np.float32)
         arrays[f"b{layer}"] = b.detach().cpu().numpy().astype(np.float32)
-    weights = NetworkWeights(**arrays, Xmean=x_mean, Xstd=x_std, Ymean=y_mean, Ystd=y_std, provenance=provenance)
+    weights = NetworkWeights(**arrays, Xmean=x_mean, Xstd=x_std, Ymean=y_mean, Ystd=y_std, provenance=provenance,
+                             heel_contacts=True)   # the automatic labels put heel strikes first
     path.parent.mkdir(parents=True, exist_ok=True)
     save_npz(weights, path)
     return weights

@@ -1,0 +1,78 @@
+"""The shipped network (network/pfnn.npz) under every example script: it does what the stick asks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pfnn_demo.evaluation import record
+from pfnn_demo.input_script import InputScript
+from pfnn_demo.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.scene import load_scene
+from pfnn_demo.resources import default_network_path
+from pfnn_demo.weights import load_npz
+
+
+@pytest.fixture(scope="module")
+def network():
+    return PhaseFunctionedNetwork(load_npz(default_network_path()), "cubic")
+
+
+def _play(network, script_name: str, scene: str = "plaza"):
+    script = InputScript.load(script_name)
+    recording = record(network, load_scene(scene), script)
+    assert float(recording["completed"]) == 1.0
+    assert np.all(np.isfinite(recording["joint_positions"]))
+    spans, start = {}, 0
+    for segment in script.segments:
+        spans.setdefault(segment.label, slice(start + segment.frames // 3, start + segment.frames))  # settled part
+        start += segment.frames
+    return recording, spans
+
+
+def _speed(recording, span) -> float:
+    root = recording["root_position"][span][:, [0, 2]].astype(np.float64)
+    return float(np.linalg.norm(np.diff(root, axis=0), axis=1).mean() * 60)
+
+
+def _head_over_ground(recording, span, scene) -> float:
+    terrain = load_scene(scene).heightmap
+    head = recording["joint_positions"][span][:, 16].astype(np.float64)
+    return float(np.median(head[:, 1] - terrain.sample(head[:, 0], head[:, 2])))
+
+
+def test_it_walks_jogs_and_stops(network):
+    recording, spans = _play(network, "jog_and_stop")
+    walk, jog, stop = _speed(recording, spans["walk"]), _speed(recording, spans["jog"]), _speed(recording, spans["stop"])
+    assert 90 < walk < 220 and jog > 1.6 * walk and stop < 15, (walk, jog, stop)
+
+
+def test_it_turns_round(network):
+    recording, spans = _play(network, "turn_180")
+    direction = recording["root_direction"]
+    before = direction[spans["walk forward"]][-1]
+    after = direction[spans["turn around and walk"]][-1]
+    assert np.dot(before[[0, 2]], after[[0, 2]]) < -0.8
+
+
+def test_it_side_steps_facing_ahead(network):
+    recording, spans = _play(network, "strafe")
+    span = spans["side-step right"]
+    root = recording["root_position"][span][:, [0, 2]].astype(np.float64)
+    travel = root[-1] - root[0]
+    facing = recording["root_direction"][span][:, [0, 2]].mean(axis=0)
+    sideways = abs(facing[0] * travel[1] - facing[1] * travel[0]) / np.linalg.norm(facing)
+    assert np.linalg.norm(travel) > 50 and sideways > 0.7 * np.linalg.norm(travel)
+
+
+def test_it_crouches(network):
+    recording, spans = _play(network, "crouch_through", "tunnel")
+    upright = _head_over_ground(recording, spans["walk on, outside"], "tunnel")
+    crouched = _head_over_ground(recording, spans["crouch-walk by button"], "tunnel")
+    assert crouched < 0.85 * upright, (crouched, upright)
+    assert _speed(recording, spans["crouch-walk by button"]) > 40
+
+
+def test_it_walks_in_circles_without_stopping(network):
+    recording, spans = _play(network, "walk_circle")
+    assert _speed(recording, spans["circle left"]) > 90 and _speed(recording, spans["circle right"]) > 90

@@ -58,7 +58,6 @@ STOPS_PER_CLIP = 4
 CROUCH_DEPTH = (24.0, 34.0)      # units the pelvis is lowered in a crouched walk
 CROUCH_LEAN = (0.25, 0.5)        # radians the upper body bends forward
 SIDE_STEP_ANGLES = np.radians([90.0, -90.0, 45.0, -45.0, 135.0, -135.0, 180.0])
-JOG_SIDE_ANGLES = np.radians([20.0, -20.0, 40.0, -40.0])
 SYNTHESIS_SEED = 7
 
 
@@ -66,8 +65,8 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
     """Each clip, plus its first whole gait cycle looped for LOOP_SECONDS where it has one, at
     several speeds and turning at several rates (synthesis.variations), and, for walking clips,
     stops into standing and starts from it (synthesis.stops) and a crouched walk with the same
-    variations (synthesis.crouch), and side-steps and backward steps in four random directions
-    (synthesis.side_step); jogs also run up to 40 degrees off their facing. Seeded: the same clips give the
+    variations (synthesis.crouch), and side-steps and backward steps in two random directions
+    (synthesis.side_step). Seeded: the same clips give the
     same motion."""
     rng = np.random.default_rng(seed)
     out = []
@@ -86,14 +85,9 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
                 out += stops(looped, rng, STOPS_PER_CLIP)
                 out += variations(crouch(looped, rng.uniform(*CROUCH_DEPTH), rng.uniform(*CROUCH_LEAN)),
                                   turn_rates=TURN_RATES[:5])
-                for angle in rng.choice(SIDE_STEP_ANGLES, 4, replace=False):
-                    rate = rng.choice((1.0, 1.35))
-                    out += [bend(time_warp(side_step(looped, angle), rate), turn) for turn in (0.0, 0.6, -0.6)]
-            elif looped.gaits[:, 2].mean() > 0.5:
-                # Jogging a little off the facing direction, so that a jog drifting off its course
-                # is not taken for a side-step.
-                out += [bend(side_step(looped, angle, stride=0.9), turn)
-                        for angle in JOG_SIDE_ANGLES for turn in (0.0, 0.6, -0.6)]
+                for angle in rng.choice(SIDE_STEP_ANGLES, 2, replace=False):
+                    out += [bend(time_warp(side_step(looped, angle), rate), turn)
+                            for rate in (1.0, 1.35) for turn in (0.0, 0.6, -0.6)]
     return out
 
 

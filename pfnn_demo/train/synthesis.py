@@ -255,19 +255,40 @@ def crouch(clip: Clip, depth: float, lean: float) -> Clip:
     positions[:, 0] = hips
     positions[:, UPPER_BODY] = np.einsum("tij,tkj->tki", bend, old[:, UPPER_BODY] - old[:, :1]) + hips[:, None]
     rotations[:, UPPER_BODY] = bend[:, None] @ rotations[:, UPPER_BODY]
-    for helper, hip, knee, ankle in LEGS:
+    for helper, hip, _knee, _ankle in LEGS:
         positions[:, [helper, hip]] = old[:, [helper, hip]] - down
-        thigh = float(np.linalg.norm(old[0, knee] - old[0, hip]))
-        shin = float(np.linalg.norm(old[0, ankle] - old[0, knee]))
-        positions[:, knee] = solve_knees(positions[:, hip], old[:, knee], old[:, ankle], thigh, shin)
-        rotations[:, hip] = _rotation_between(old[:, knee] - old[:, hip], positions[:, knee] - positions[:, hip]) @ rotations[:, hip]
-        rotations[:, knee] = _rotation_between(old[:, ankle] - old[:, knee], positions[:, ankle] - positions[:, knee]) @ rotations[:, knee]
+    _resolve_knees(old, positions, rotations)
     gaits = np.broadcast_to(CROUCH_GAIT, clip.gaits.shape).copy()
     return Clip(f"{clip.name}_crouch{depth:.0f}", positions.astype(np.float32), rotations.astype(np.float32),
                 clip.phase.copy(), gaits, clip.contacts.copy(), clip.source)
 
 
 FEET = ((4, 5), (9, 10))                  # heel (ankle) and toe joints, left then right
+BODY_JOINTS = np.setdiff1d(np.arange(31), np.ravel(FEET))
+
+
+def _lower_to_reach(old: np.ndarray, new: np.ndarray) -> None:
+    """Lower everything but the feet of pose `new` (in place), smoothly over time, where a leg
+    (of the lengths in `old`) could not reach from its hip to its ankle."""
+    drop = np.zeros(len(new))
+    for _helper, hip, knee, ankle in LEGS:
+        reach = np.linalg.norm(old[0, knee] - old[0, hip]) + np.linalg.norm(old[0, ankle] - old[0, knee]) - 0.5
+        apart = new[:, hip] - new[:, ankle]
+        across = np.minimum(np.linalg.norm(apart[:, [0, 2]], axis=1), reach)
+        drop = np.maximum(drop, apart[:, 1] - np.sqrt(reach ** 2 - across ** 2))
+    drop = ndimage.gaussian_filter1d(ndimage.maximum_filter1d(np.maximum(drop, 0.0), 9), 3.0)
+    new[:, BODY_JOINTS, 1] -= drop[:, None]
+
+
+def _resolve_knees(old: np.ndarray, new: np.ndarray, rotations: np.ndarray) -> None:
+    """Knees of `new` re-solved (two-joint IK, bending as in `new`) to join its hips and ankles
+    with the leg lengths of `old`; thigh and shin rotations turned to match (all in place)."""
+    for _helper, hip, knee, ankle in LEGS:
+        thigh = float(np.linalg.norm(old[0, knee] - old[0, hip]))
+        shin = float(np.linalg.norm(old[0, ankle] - old[0, knee]))
+        new[:, knee] = solve_knees(new[:, hip], new[:, knee], new[:, ankle], thigh, shin)
+        rotations[:, hip] = _rotation_between(old[:, knee] - old[:, hip], new[:, knee] - new[:, hip]) @ rotations[:, hip]
+        rotations[:, knee] = _rotation_between(old[:, ankle] - old[:, knee], new[:, ankle] - new[:, knee]) @ rotations[:, knee]
 
 
 def side_step(clip: Clip, angle: float, stride: float = 0.7, width: float = 8.0) -> Clip:
@@ -298,23 +319,9 @@ def side_step(clip: Clip, angle: float, stride: float = 0.7, width: float = 8.0)
         new_body[:, toe] += shift
     new = np.einsum("tij,tkj->tki", world, new_body) + new_root[:, None]
     old = positions
-    # A wide step may be out of the leg's reach: lower the body as much as it needs, smoothly.
-    drop = np.zeros(clip.frames)
-    for _helper, hip, knee, ankle in LEGS:
-        reach = np.linalg.norm(old[0, knee] - old[0, hip]) + np.linalg.norm(old[0, ankle] - old[0, knee]) - 0.5
-        apart = new[:, hip] - new[:, ankle]
-        across = np.minimum(np.linalg.norm(apart[:, [0, 2]], axis=1), reach)
-        drop = np.maximum(drop, apart[:, 1] - np.sqrt(reach ** 2 - across ** 2))
-    drop = ndimage.gaussian_filter1d(ndimage.maximum_filter1d(np.maximum(drop, 0.0), 9), 3.0)
-    feet = [joint for pair in FEET for joint in pair]
-    body_joints = np.setdiff1d(np.arange(31), feet)
-    new[:, body_joints, 1] -= drop[:, None]
-    for _helper, hip, knee, ankle in LEGS:
-        thigh = float(np.linalg.norm(old[0, knee] - old[0, hip]))
-        shin = float(np.linalg.norm(old[0, ankle] - old[0, knee]))
-        new[:, knee] = solve_knees(new[:, hip], new[:, knee], new[:, ankle], thigh, shin)
-        rotations[:, hip] = _rotation_between(old[:, knee] - old[:, hip], new[:, knee] - new[:, hip]) @ rotations[:, hip]
-        rotations[:, knee] = _rotation_between(old[:, ankle] - old[:, knee], new[:, ankle] - new[:, knee]) @ rotations[:, knee]
+    # A wide step may be out of the leg's reach: lower the body as much as it needs.
+    _lower_to_reach(old, new)
+    _resolve_knees(old, new, rotations)
     return Clip(f"{clip.name}_side{np.degrees(angle):+.0f}", new.astype(np.float32), rotations.astype(np.float32),
                 clip.phase.copy(), clip.gaits.copy(), clip.contacts.copy(), clip.source)
 
@@ -421,22 +428,8 @@ def on_terrain(clip: Clip, ground) -> Clip:
         new[:, [heel, toe], 1] += lift[:, None]
         lifts.append(lift)
     body = ndimage.gaussian_filter1d(0.5 * (lifts[0] + lifts[1]), 6.0, mode="nearest")
-    feet = [joint for pair in FEET for joint in pair]
-    body_joints = np.setdiff1d(np.arange(31), feet)
-    new[:, body_joints, 1] += body[:, None]
-    drop = np.zeros(clip.frames)
-    for _helper, hip, knee, ankle in LEGS:
-        reach = np.linalg.norm(old[0, knee] - old[0, hip]) + np.linalg.norm(old[0, ankle] - old[0, knee]) - 0.5
-        apart = new[:, hip] - new[:, ankle]
-        across = np.minimum(np.linalg.norm(apart[:, [0, 2]], axis=1), reach)
-        drop = np.maximum(drop, apart[:, 1] - np.sqrt(reach ** 2 - across ** 2))
-    drop = ndimage.gaussian_filter1d(ndimage.maximum_filter1d(np.maximum(drop, 0.0), 9), 3.0)
-    new[:, body_joints, 1] -= drop[:, None]
-    for _helper, hip, knee, ankle in LEGS:
-        thigh = float(np.linalg.norm(old[0, knee] - old[0, hip]))
-        shin = float(np.linalg.norm(old[0, ankle] - old[0, knee]))
-        new[:, knee] = solve_knees(new[:, hip], new[:, knee], new[:, ankle], thigh, shin)
-        rotations[:, hip] = _rotation_between(old[:, knee] - old[:, hip], new[:, knee] - new[:, hip]) @ rotations[:, hip]
-        rotations[:, knee] = _rotation_between(old[:, ankle] - old[:, knee], new[:, ankle] - new[:, knee]) @ rotations[:, knee]
+    new[:, BODY_JOINTS, 1] += body[:, None]
+    _lower_to_reach(old, new)
+    _resolve_knees(old, new, rotations)
     return Clip(clip.name + "_terrain", new.astype(np.float32), rotations.astype(np.float32), clip.phase.copy(),
                 clip.gaits.copy(), clip.contacts.copy(), clip.source)

@@ -66,19 +66,18 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
     several speeds and turning at several rates (synthesis.variations), and, for walking clips,
     stops into standing and starts from it (synthesis.stops) and a crouched walk with the same
     variations (synthesis.crouch), and side-steps and backward steps in two random directions
-    (synthesis.side_step). Seeded: the same clips give the
-    same motion."""
+    (synthesis.side_step); for every walk and jog, changes between them (gait_changes).
+    Seeded: the same clips give the same motion."""
     rng = np.random.default_rng(seed)
     out = []
-    looped = [loop_cycles(clip, LOOP_SECONDS) for clip in clips]
-    walks = [c for c in looped if c is not None and c.gaits[:, 1].mean() > 0.5]
-    jogs = [c for c in looped if c is not None and c.gaits[:, 2].mean() > 0.5]
+    loops = [loop_cycles(clip, LOOP_SECONDS) for clip in clips]
+    walks = [c for c in loops if c is not None and c.gaits[:, 1].mean() > 0.5]
+    jogs = [c for c in loops if c is not None and c.gaits[:, 2].mean() > 0.5]
     for walk in walks:
         for jog in jogs:
             out += gait_changes(walk, jog, rng)
-    for clip in clips:
+    for clip, looped in zip(clips, loops):
         out.append(clip)
-        looped = loop_cycles(clip, LOOP_SECONDS)
         if looped is not None:
             out += variations(looped)
             if looped.gaits[:, 1].mean() > 0.5:

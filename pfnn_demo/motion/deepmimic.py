@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PfnnError
-from ..rotation import matrix_to_quat, quat_slerp, quat_to_matrix, yaw_matrix
+from ..rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
 from ..skeleton import JOINT_NAMES, PARENTS, _REST_OFFSETS_BVH
 from .bvh import Motion
 
@@ -150,18 +150,6 @@ def tile_loop(motion: DeepMimicMotion, repeats: int) -> DeepMimicMotion:
     return DeepMimicMotion(motion.frame_time, False, np.concatenate(positions), np.concatenate(rotations))
 
 
-def _minimal_rotation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The smallest rotation taking direction a onto direction b."""
-    a, b = a / np.linalg.norm(a), b / np.linalg.norm(b)
-    axis = np.cross(a, b)
-    s, c = np.linalg.norm(axis), float(np.dot(a, b))
-    if s < 1e-9:
-        return np.eye(3)
-    k = axis / s
-    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    return np.eye(3) + s * K + (1 - c) * K @ K
-
-
 def _source_bone(name: str) -> np.ndarray:
     """Rest direction of a source joint's bone (towards its child), in demo axes."""
     child = {"root": None, "chest": "neck", "right_hip": "right_knee", "right_knee": "right_ankle",
@@ -220,7 +208,7 @@ def canonical_world_rotations(motion: DeepMimicMotion) -> np.ndarray:
                                                 matrix_to_quat(local[:, k]), np.full(frames, share)))
             rotation = source[:, SOURCE_JOINTS[k][1]] @ partial
         if name in CORRECTED:
-            rotation = rotation @ _minimal_rotation(_canonical_bone(joint), _source_bone(source_name))
+            rotation = rotation @ rotation_between(_canonical_bone(joint)[None], _source_bone(source_name)[None])[0]
         world[:, joint] = rotation
     return world
 

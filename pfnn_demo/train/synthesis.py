@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
-from ..rotation import matrix_to_quat, quat_slerp, quat_to_matrix, yaw_matrix
+from ..rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
 from . import labels
 from .database import Clip, FPS, facing_yaw
 
@@ -74,22 +74,29 @@ def bend(clip: Clip, turn_rate: float) -> Clip:
                 clip.phase.copy(), clip.gaits.copy(), clip.contacts.copy())
 
 
-def time_warp(clip: Clip, rate: float) -> Clip:
-    """The clip played `rate` times faster (rate < 1 slower): speeds and phase rate scale with it."""
-    frames = np.arange(0, clip.frames - 1, rate)
-    low = np.floor(frames).astype(int)
+def _sample(clip: Clip, frames: np.ndarray):
+    """Positions (lerped), rotations (slerped), phase, nearest contacts and lerped gait weights
+    at fractional frames of the clip."""
+    frames = np.clip(frames, 0, clip.frames - 1)
+    low = np.minimum(np.floor(frames).astype(int), clip.frames - 1)
     high = np.minimum(low + 1, clip.frames - 1)
     mu = (frames - low)[:, None, None]
     positions = (1 - mu) * clip.positions[low] + mu * clip.positions[high]
-    nearest = np.where(mu[:, 0, 0] < 0.5, low, high)
     # Rotations are slerped: repeating or skipping frames would teach the network to shake.
     rotations = quat_to_matrix(quat_slerp(matrix_to_quat(clip.rotations[low]), matrix_to_quat(clip.rotations[high]),
                                           np.broadcast_to(mu[:, :, 0], clip.rotations[low].shape[:2])))
     unwrapped = np.unwrap(clip.phase * 2 * np.pi) / (2 * np.pi)
     phase = np.mod((1 - mu[:, 0, 0]) * unwrapped[low] + mu[:, 0, 0] * unwrapped[high], 1.0)
+    contacts = clip.contacts[np.where(mu[:, 0, 0] < 0.5, low, high)]
     gaits = (1 - mu[:, 0]) * clip.gaits[low] + mu[:, 0] * clip.gaits[high]
+    return positions, rotations, phase, contacts, gaits
+
+
+def time_warp(clip: Clip, rate: float) -> Clip:
+    """The clip played `rate` times faster (rate < 1 slower): speeds and phase rate scale with it."""
+    positions, rotations, phase, contacts, gaits = _sample(clip, np.arange(0, clip.frames - 1, rate))
     return Clip(f"{clip.name}_x{rate:.2f}", positions.astype(np.float32), rotations.astype(np.float32), phase,
-                gaits.astype(np.float32), clip.contacts[nearest])
+                gaits.astype(np.float32), contacts, clip.source)
 
 
 # Root speeds (units per second) the runtime asks for: walking 150 (2.5 per frame), jogging 450.
@@ -121,19 +128,10 @@ def variations(clip: Clip, turn_rates=TURN_RATES) -> list[Clip]:
 def retime(clip: Clip, source_frames: np.ndarray, name: str = "") -> Clip:
     """The clip sampled at fractional source frames (positions lerped, rotations slerped, the
     phase following the source). Gait weights are labelled afresh from the new root speed."""
-    frames = np.clip(source_frames, 0, clip.frames - 1)
-    low = np.minimum(np.floor(frames).astype(int), clip.frames - 1)
-    high = np.minimum(low + 1, clip.frames - 1)
-    mu = (frames - low)[:, None, None]
-    positions = (1 - mu) * clip.positions[low] + mu * clip.positions[high]
-    rotations = quat_to_matrix(quat_slerp(matrix_to_quat(clip.rotations[low]), matrix_to_quat(clip.rotations[high]),
-                                          np.broadcast_to(mu[:, :, 0], clip.rotations[low].shape[:2])))
-    unwrapped = np.unwrap(clip.phase * 2 * np.pi) / (2 * np.pi)
-    phase = (1 - mu[:, 0, 0]) * unwrapped[low] + mu[:, 0, 0] * unwrapped[high]
-    contacts = clip.contacts[np.where(mu[:, 0, 0] < 0.5, low, high)]
+    positions, rotations, phase, contacts, _ = _sample(clip, source_frames)
     gaits = labels.gait_weights(positions, contacts > 0.5, FPS)
     return Clip(name or clip.name + "_retimed", positions.astype(np.float32), rotations.astype(np.float32),
-                np.mod(phase, 1.0), gaits.astype(np.float32), contacts, clip.source)
+                phase, gaits.astype(np.float32), contacts, clip.source)
 
 
 FOOT_DOWN = 3.0        # units above its own ground level: a heel or toe resting on the floor
@@ -211,20 +209,6 @@ LEGS = ((1, 2, 3, 4), (6, 7, 8, 9))       # hip-joint helper, hip, knee, ankle
 CROUCH_GAIT = np.array([0, 0, 0, 1, 0, 0], np.float32)
 
 
-def _rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(T, 3, 3) smallest rotations taking directions a onto b (T, 3)."""
-    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
-    b = b / np.linalg.norm(b, axis=-1, keepdims=True)
-    axis = np.cross(a, b)
-    sin = np.linalg.norm(axis, axis=-1)
-    cos = np.sum(a * b, axis=-1)
-    k = axis / np.where(sin > 1e-12, sin, 1.0)[:, None]
-    K = np.zeros(a.shape[:1] + (3, 3))
-    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -k[:, 2], k[:, 1], -k[:, 0]
-    K -= np.swapaxes(K, 1, 2)
-    return np.eye(3) + sin[:, None, None] * K + (1 - cos)[:, None, None] * (K @ K)
-
-
 def solve_knees(hips: np.ndarray, knees: np.ndarray, ankles: np.ndarray, thigh: float, shin: float) -> np.ndarray:
     """Knee positions (T, 3) that join each hip to its ankle with the given bone lengths, bending
     in the plane of the old knee (two-joint IK, the project's rule for legs)."""
@@ -287,8 +271,8 @@ def _resolve_knees(old: np.ndarray, new: np.ndarray, rotations: np.ndarray) -> N
         thigh = float(np.linalg.norm(old[0, knee] - old[0, hip]))
         shin = float(np.linalg.norm(old[0, ankle] - old[0, knee]))
         new[:, knee] = solve_knees(new[:, hip], new[:, knee], new[:, ankle], thigh, shin)
-        rotations[:, hip] = _rotation_between(old[:, knee] - old[:, hip], new[:, knee] - new[:, hip]) @ rotations[:, hip]
-        rotations[:, knee] = _rotation_between(old[:, ankle] - old[:, knee], new[:, ankle] - new[:, knee]) @ rotations[:, knee]
+        rotations[:, hip] = rotation_between(old[:, knee] - old[:, hip], new[:, knee] - new[:, hip]) @ rotations[:, hip]
+        rotations[:, knee] = rotation_between(old[:, ankle] - old[:, knee], new[:, ankle] - new[:, knee]) @ rotations[:, knee]
 
 
 def side_step(clip: Clip, angle: float, stride: float = 0.7, width: float = 8.0) -> Clip:

@@ -22,7 +22,7 @@ from pfnn_demo.cli import main  # noqa: E402
 
 ROWS = {                       # script: (scene, frames to show at 60 per second)
     "walk_circle": ("plaza", (100, 200, 600, 1600)),
-    "jog_and_stop": ("plaza", (150, 360, 560, 780)),
+    "jog_and_stop": ("plaza", (150, 270, 400, 560)),
     "turn_180": ("plaza", (200, 330, 620, 770)),
     "strafe": ("plaza", (150, 330, 510, 690)),
     "crouch_through": ("tunnel", (200, 420, 780, 960)),

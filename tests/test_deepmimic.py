@@ -233,3 +233,23 @@ def test_rolling_ground_keeps_planted_feet_on_it_and_feeds_the_terrain_inputs(lo
     assert X[:, INPUT["height_side_pos"]].std() > 2.0
     X_flat, _, _ = clip_windows(looped_walk)
     assert X_flat[:, INPUT["height_side_pos"]].std() == 0.0
+
+
+def test_slow_jogs_take_shorter_strides_at_a_running_cadence(looped_run, looped_walk):
+    from pfnn_demo.train.synthesis import (JOG_SPEEDS, MIN_JOG_CADENCE, WALK_SPEEDS, at_speed, speed_changes, speed_of,
+                                           time_warp)
+
+    changes = speed_changes(looped_run)
+    jogs = [at_speed(looped_run, rate, stride) for rate, stride in changes]
+    np.testing.assert_allclose([speed_of(jog) for jog in jogs], JOG_SPEEDS, rtol=0.05)
+    slowest_rate, slowest_stride = changes[0]
+    assert slowest_rate >= MIN_JOG_CADENCE and slowest_stride < 0.8          # not a slow-motion run
+    assert _planted_toe_speed(jogs[0]) < _planted_toe_speed(looped_run)     # shorter strides, feet still planted
+    same_cadence = time_warp(looped_run, slowest_rate)
+    # The legs keep their lengths, but for a few frames of a leg stretched out in flight.
+    change = np.abs(_bone_lengths(jogs[0])[:, [2, 3, 7, 8]] - _bone_lengths(same_cadence)[:, [2, 3, 7, 8]])
+    assert np.percentile(change, 95) < 1.0 and change.max() < 4.0              # units (about 1 cm)
+    # Walks change their cadence only.
+    assert all(stride == 1.0 for _, stride in speed_changes(looped_walk))
+    np.testing.assert_allclose([speed_of(at_speed(looped_walk, *c)) for c in speed_changes(looped_walk)], WALK_SPEEDS,
+                               rtol=0.05)

@@ -44,9 +44,9 @@ def _head_over_ground(recording, span, scene) -> float:
 def test_it_walks_jogs_and_stops(network):
     recording, spans = _play(network, "jog_and_stop")
     walk, jog, stop = _speed(recording, spans["walk"]), _speed(recording, spans["jog"]), _speed(recording, spans["stop"])
-    # (The original network jogs 1.7x as fast as it walks here; the shipped one falls back from a
-    # fast jog to a slow one in the first jog, README "Evaluation".)
-    assert 90 < walk < 220 and jog > 1.4 * walk and stop < 15, (walk, jog, stop)
+    # The walk is measured from 0.7 s after setting off (the original network walks at 114 units/s
+    # by then, the shipped one at about 90) and the original network jogs 1.6x as fast as it walks.
+    assert 75 < walk < 220 and jog > 1.4 * walk and stop < 15, (walk, jog, stop)
     back = _speed(recording, spans["jog back"])
     assert back > 1.4 * walk, (back, walk)
 
@@ -92,3 +92,14 @@ def test_it_crouches(network):
 def test_it_walks_in_circles_without_stopping(network):
     recording, spans = _play(network, "walk_circle")
     assert _speed(recording, spans["circle left"]) > 90 and _speed(recording, spans["circle right"]) > 90
+
+
+def test_its_feet_stay_put_when_it_stands(network):
+    # Mean horizontal speed of heels and toes, units/s: the original network's is 5.4 while it
+    # settles at the start and 1.3 after the jog; a network whose standing contacts hover about
+    # the IK's lock threshold creeps at 10 to 13.
+    recording, spans = _play(network, "jog_and_stop")
+    for label in ("stand", "stop"):
+        feet = recording["joint_positions"][spans[label]][:, [4, 5, 9, 10]][:, :, [0, 2]].astype(np.float64)
+        speed = np.linalg.norm(np.diff(feet, axis=0), axis=-1) * 60
+        assert speed.mean() < 6.0, (label, speed.mean(axis=0))

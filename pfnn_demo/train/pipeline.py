@@ -11,8 +11,8 @@ from ..errors import PfnnError
 from ..motion.bvh import read_bvh
 from ..motion.deepmimic import load_deepmimic
 from .database import clip_from_motion, clip_windows, mirror_clip, normalisation
-from .synthesis import (TURN_RATES, RollingGround, bend, crouch, loop_cycles, on_terrain, side_step, stops, time_warp,
-                        transition, variations, warp_rates)
+from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_cycles, on_terrain, side_step,
+                        speed_changes, stops, time_warp, transition, variations)
 from .trainer import TrainConfig, export, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
@@ -95,8 +95,8 @@ def gait_changes(walk, jog, rng: np.random.Generator) -> list:
     and jogging to a stop through a walk."""
     out = []
     for _ in range(2):
-        fast_walk = time_warp(walk, rng.choice(warp_rates(walk)))
-        some_jog = time_warp(jog, rng.choice(warp_rates(jog)))
+        fast_walk = at_speed(walk, *speed_changes(walk)[rng.integers(len(speed_changes(walk)))])
+        some_jog = at_speed(jog, *speed_changes(jog)[rng.integers(len(speed_changes(jog)))])
         up = transition(fast_walk, some_jog, 2.0, rng.uniform(0.4, 1.0), 3.0)
         down = transition(some_jog, fast_walk, 2.0, rng.uniform(0.5, 1.0), 5.0)
         out += [bend(c, turn) for c in (up, down) for turn in (0.0, 0.6, -0.6)]

@@ -99,11 +99,13 @@ def time_warp(clip: Clip, rate: float) -> Clip:
                 gaits.astype(np.float32), contacts, clip.source)
 
 
-# Root speeds (units per second) the runtime asks for: walking 150 (2.5 per frame), jogging 450.
+# Root speeds (units per second) the runtime asks for: walking 150 (2.5 per frame), jogging 450;
+# a network holds its jog well below what it is asked (the original network jogs at about 180).
 WALK_SPEEDS = (100.0, 130.0, 160.0)
-JOG_SPEEDS = (280.0, 360.0, 440.0)
+JOG_SPEEDS = (200.0, 270.0, 340.0, 420.0)
 TURN_RATES = (0.0, 0.5, -0.5, 1.0, -1.0, 1.8, -1.8)     # radians per second
 MAX_WARP = (0.7, 1.7)          # beyond these a cadence stops looking human
+MIN_JOG_CADENCE = 0.9          # a slower jog takes shorter strides rather than a slow-motion cadence
 
 
 def speed_of(clip: Clip) -> float:
@@ -111,18 +113,31 @@ def speed_of(clip: Clip) -> float:
     return float(np.linalg.norm(root[-1] - root[0]) / max(clip.frames - 1, 1) * FPS)
 
 
-def warp_rates(clip: Clip) -> list[float]:
-    """Time-warp rates that bring a locomotion clip to the speeds the runtime asks for."""
+def speed_changes(clip: Clip) -> list[tuple[float, float]]:
+    """(cadence rate, stride scale) pairs that bring a locomotion clip to the speeds the runtime
+    asks for: walks by their cadence alone, jogs slower than their source by shorter strides."""
     speed = speed_of(clip)
     if speed < 40.0:
-        return [1.0]
-    targets = JOG_SPEEDS if clip.gaits[:, 2].mean() > 0.5 else WALK_SPEEDS
-    return sorted({round(float(np.clip(t / speed, *MAX_WARP)), 2) for t in targets})
+        return [(1.0, 1.0)]
+    jog = clip.gaits[:, 2].mean() > 0.5
+    changes = set()
+    for target in JOG_SPEEDS if jog else WALK_SPEEDS:
+        rate = float(np.clip(target / speed, MIN_JOG_CADENCE if jog else MAX_WARP[0], MAX_WARP[1]))
+        stride = min(target / (speed * rate), 1.0)
+        changes.add((round(rate, 2), round(stride, 2)))
+    return sorted(changes)
+
+
+def at_speed(clip: Clip, rate: float, stride: float) -> Clip:
+    """The clip with its cadence scaled by `rate` and its strides by `stride` (feet kept planted)."""
+    if stride < 1.0:
+        clip = side_step(clip, 0.0, stride=stride, width=0.0)
+    return time_warp(clip, rate)
 
 
 def variations(clip: Clip, turn_rates=TURN_RATES) -> list[Clip]:
     """Speed and turning variety from one (looped) clip."""
-    return [bend(time_warp(clip, rate), turn) for rate in warp_rates(clip) for turn in turn_rates]
+    return [bend(at_speed(clip, rate, stride), turn) for rate, stride in speed_changes(clip) for turn in turn_rates]
 
 
 def retime(clip: Clip, source_frames: np.ndarray, name: str = "") -> Clip:
@@ -177,13 +192,15 @@ def stop_and_go(clip: Clip, stop_frame: int, slow_down: float, hold: float, spee
     before = start + np.arange(lead)
     slowing = stop_frame - approach
     holding = np.full(hold, float(stop_frame))
-    resting = feet_down(clip)[stop_frame].astype(np.float32)
     speeding = stop_frame + np.cumsum(up) - up[0]
     after = speeding[-1] + 1 + np.arange(lead)
     source = np.concatenate([before, slowing, holding, speeding, after])
     made = retime(clip, source, name=f"{clip.name}_stop{stop_frame}")
     hold_frames = slice(len(before) + len(slowing), len(before) + len(slowing) + hold)
-    made.contacts[hold_frames] = np.maximum(made.contacts[hold_frames], resting)
+    # Standing, both feet are planted, a raised heel or toe included: all four contacts are on,
+    # so that the runtime's foot IK locks both feet (labelled by height alone, the network's
+    # standing contacts hovered about the lock threshold and the feet crept).
+    made.contacts[hold_frames] = 1.0
     made.gaits = labels.gait_weights(made.positions, made.contacts > 0.5, FPS).astype(np.float32)
     return made
 

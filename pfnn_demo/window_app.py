@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import moderngl_window as mglw
+import pygame
 
 from .demo import Demo
+from .errors import PfnnError
 
 
 class PfnnWindow(mglw.WindowConfig):
@@ -16,8 +18,10 @@ class PfnnWindow(mglw.WindowConfig):
     vsync = True
     network = None          # set by `run_window` before the window opens
     scene = "plaza"
+    opened = False          # whether a window (and its OpenGL context) came up
 
     def __init__(self, **kwargs):
+        type(self).opened = True
         super().__init__(**kwargs)
         self.wnd.exit_key = None          # Esc opens the menu; quitting is in the menu
         self.demo = Demo(self.ctx, type(self).network, type(self).scene)
@@ -54,4 +58,11 @@ def run_window(network, scene: str, size: tuple[int, int], fullscreen: bool) -> 
     args = ["--window", "pygame2", "--size", f"{size[0]}x{size[1]}"]
     if fullscreen:
         args.append("--fullscreen")
-    mglw.run_window_config(PfnnWindow, args=args)
+    PfnnWindow.opened = False
+    try:
+        mglw.run_window_config(PfnnWindow, args=args)
+    except pygame.error as error:
+        if PfnnWindow.opened:
+            raise
+        raise PfnnError(f"cannot open an OpenGL window ({error}); without a display, play scripts with "
+                        "`pfnn-demo run --headless` or render pictures with `pfnn-demo screenshot`") from None

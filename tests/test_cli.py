@@ -152,3 +152,13 @@ def test_the_shipped_network_runs_by_default(tmp_path):
         assert moved > 200                                               # it walks
         head = joints[:, 16, 1] - joints[:, [4, 9], 1].min(axis=1)
         assert 110 < np.median(head) < 160                               # upright
+
+
+def test_no_opengl_window_is_one_line_that_says_what_works_instead(capsys, monkeypatch):
+    # The dummy SDL video driver (as on a machine without a display) offers no OpenGL windows.
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    assert main(["--mode", "cubic"]) == 2
+    err = capsys.readouterr().err
+    error = err.strip().splitlines()[-1]
+    assert error.startswith("pfnn-demo: error: cannot open an OpenGL window")
+    assert "run --headless" in error and "Traceback" not in err

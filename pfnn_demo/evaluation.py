@@ -109,8 +109,13 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
+def _short(value: float) -> str:
+    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}"
+
+
 def plot(results: dict, folder: Path) -> list[Path]:
-    """One bar chart per metric (networks side by side for every script), as PNG."""
+    """One bar chart per metric (networks side by side for every script, each bar with its
+    value), as PNG."""
     import os
 
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -118,7 +123,7 @@ def plot(results: dict, folder: Path) -> list[Path]:
 
     if not pygame.font.get_init():
         pygame.font.init()
-    font = pygame.font.Font(None, 20)
+    font, small = pygame.font.Font(None, 20), pygame.font.Font(None, 16)
     folder.mkdir(parents=True, exist_ok=True)
     colours = [(70, 110, 200), (230, 140, 40), (60, 170, 90), (200, 60, 70)]
     scripts = list(results)
@@ -127,7 +132,7 @@ def plot(results: dict, folder: Path) -> list[Path]:
     for metric in METRICS:
         values = np.array([[results[s][label][metric] for label in labels] for s in scripts], float)
         top = np.nanmax(values) if np.any(np.isfinite(values)) else 1.0
-        width, height = 140 * len(scripts) + 80, 320
+        width, height = max(140 * len(scripts) + 80, 160 * len(labels) + 20), 340
         surface = pygame.Surface((width, height))
         surface.fill((255, 255, 255))
         surface.blit(font.render(metric, True, (0, 0, 0)), (10, 8))
@@ -136,13 +141,15 @@ def plot(results: dict, folder: Path) -> list[Path]:
                 value = values[i, j]
                 if not np.isfinite(value):
                     continue
-                bar = int(220 * value / top) if top > 0 else 0
+                bar = int(210 * value / top) if top > 0 else 0
                 x = 60 + 140 * i + 30 * j
                 pygame.draw.rect(surface, colours[j % len(colours)], (x, 270 - bar, 26, bar))
+                text = small.render(_short(value), True, (40, 40, 40))
+                surface.blit(text, (x + 13 - text.get_width() // 2, 270 - bar - 13))
             surface.blit(font.render(script, True, (0, 0, 0)), (60 + 140 * i, 280))
-        for j, label in enumerate(labels):
-            pygame.draw.rect(surface, colours[j % len(colours)], (width - 150, 10 + 18 * j, 12, 12))
-            surface.blit(font.render(label[:18], True, (0, 0, 0)), (width - 132, 8 + 18 * j))
+        for j, label in enumerate(labels):        # the legend, in a row under the scripts
+            pygame.draw.rect(surface, colours[j % len(colours)], (10 + 160 * j, 314, 12, 12))
+            surface.blit(font.render(label[:18], True, (0, 0, 0)), (28 + 160 * j, 312))
         path = folder / (metric.replace(" ", "_") + ".png")
         pygame.image.save(surface, str(path))
         written.append(path)

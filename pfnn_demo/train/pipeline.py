@@ -94,9 +94,10 @@ def gait_changes(walk, jog, rng: np.random.Generator) -> list:
     """Walking into jogging and back (phase-aligned blends) at a few speeds, turning a little,
     and jogging to a stop through a walk."""
     out = []
+    walk_speeds, jog_speeds = speed_changes(walk), speed_changes(jog)
     for _ in range(2):
-        fast_walk = at_speed(walk, *speed_changes(walk)[rng.integers(len(speed_changes(walk)))])
-        some_jog = at_speed(jog, *speed_changes(jog)[rng.integers(len(speed_changes(jog)))])
+        fast_walk = at_speed(walk, *walk_speeds[rng.integers(len(walk_speeds))])
+        some_jog = at_speed(jog, *jog_speeds[rng.integers(len(jog_speeds))])
         up = transition(fast_walk, some_jog, 2.0, rng.uniform(0.4, 1.0), 3.0)
         down = transition(some_jog, fast_walk, 2.0, rng.uniform(0.5, 1.0), 5.0)
         out += [bend(c, turn) for c in (up, down) for turn in (0.0, 0.6, -0.6)]

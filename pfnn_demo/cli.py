@@ -13,14 +13,16 @@ from pathlib import Path
 from . import __version__
 from .errors import PfnnError
 from .phase_network import MODES
+from .recording import DEFAULT_RECORD_DIR, check_destination
 from .train.trainer import TrainConfig   # torch is imported only when training starts
 
-SUBCOMMANDS = ("run", "screenshot", "make-terrain", "train", "retarget", "eval", "convert-weights")
+SUBCOMMANDS = ("run", "replay", "screenshot", "make-terrain", "train", "retarget", "eval", "convert-weights")
 
 DESCRIPTION = """\
 Phase-Functioned Neural Network character controller (Holden, Komura, Saito, SIGGRAPH 2017).
 
-Run the demo, simulate headless from a script, or convert network weights.
+Play the demo, simulate headless from a script, record and replay motion (.npz or BVH), render
+pictures offscreen, train and evaluate networks, or convert network weights.
 With no subcommand, `pfnn-demo [options]` is `pfnn-demo run [options]`."""
 
 
@@ -39,23 +41,56 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pfnn-demo {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
 
-    run = commands.add_parser("run", help="play the demo (default), or simulate headless from a script",
-                              description="Play the character, or with --headless simulate a script "
-                                          "without a window and record the motion.")
+    run = commands.add_parser(
+        "run", help="play the demo (default), or simulate headless from a script or a recording's inputs",
+        description="Play the character, or with --headless simulate a script without a window and record "
+                    "the motion. In the window, F5 (pad: Y) or the menu starts and stops recording into "
+                    "--record-dir.")
     _add_network_options(run)
-    run.add_argument("--scene", default="plaza",
-                     help="scene name (see --list-scenes) or path to a scene .json (default: plaza)")
+    run.add_argument("--scene", default=None,
+                     help="scene name (see --list-scenes) or path to a scene .json (default: plaza, or the "
+                          "recording's scene with --replay-input)")
     run.add_argument("--list-scenes", action="store_true", help="list the shipped scenes and exit")
     run.add_argument("--headless", action="store_true", help="simulate without a window (needs --script)")
     run.add_argument("--script", metavar="FILE",
                      help="input script (.json, or the name of an example: walk_circle, jog_and_stop, ...)")
+    run.add_argument("--replay-input", metavar="REC.npz",
+                     help="drive the controller with the inputs of a .npz recording, from its recorded start "
+                          "state (headless; the same network gives the same frames)")
     run.add_argument("--frames", type=int, metavar="N",
-                     help="frames to simulate at 60 per second (default: the script's length)")
-    run.add_argument("--record", metavar="OUT.npz", help="save the motion as a recording (.npz)")
+                     help="frames to simulate at 60 per second (default: the script's or recording's length)")
+    run.add_argument("--record", metavar="OUT",
+                     help="headless: save the motion; OUT.npz keeps everything (replayable), OUT.bvh the "
+                          "drawn motion on the 31-joint skeleton at 60 fps (for Blender and other tools)")
+    run.add_argument("--record-dir", default=str(DEFAULT_RECORD_DIR), metavar="DIR",
+                     help="window: folder for recordings made with F5 / Y / the menu (default: %(default)s "
+                          "in the current folder)")
+    run.add_argument("--record-format", choices=("npz", "bvh", "both"), default="both",
+                     help="window: what a recording writes (default: both, the .npz and the .bvh)")
     run.add_argument("--no-ik", action="store_true", help="switch foot IK off (the script's 'ik' is ignored)")
     run.add_argument("--fullscreen", action="store_true", help="open the window fullscreen (F11 toggles)")
     run.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="window size (default 1280x720)")
+    run.add_argument("--verbose", action="store_true",
+                     help="also show the libraries' start-up messages (OpenGL context, SDL)")
     run.set_defaults(handler=_run)
+
+    replay = commands.add_parser(
+        "replay", help="watch a recording (.npz or .bvh) in the window",
+        description="Play a recording in the window: Space pauses, Left/Right (or , .) step a frame, "
+                    "Page Up/Down a second, [ and ] change the speed, Home restarts, F1 toggles the "
+                    "trajectory drawing, F3 the contacts, the mouse or J L I K orbit the camera, Esc quits. "
+                    "Pad: A pause, d-pad step, shoulders speed, right stick camera, B quit.")
+    replay.add_argument("recording", metavar="FILE", help="a .npz recording or a BVH on the 31-joint skeleton")
+    replay.add_argument("--scene", help="scene to stand it in (default: the recording's; plaza for BVH)")
+    replay.add_argument("--bvh-scale", type=float, default=1.0, metavar="S",
+                        help="multiply a BVH's lengths by S (default 1: the demo's units, as `run --record` "
+                             "writes; 5.6444 for CMU clips)")
+    replay.add_argument("--frame", type=int, default=0, metavar="K", help="frame to start at (default 0)")
+    replay.add_argument("--paused", action="store_true", help="start paused")
+    replay.add_argument("--fullscreen", action="store_true", help="open the window fullscreen")
+    replay.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="window size (default 1280x720)")
+    replay.add_argument("--verbose", action="store_true", help="also show the libraries' start-up messages")
+    replay.set_defaults(handler=_replay)
 
     shot = commands.add_parser(
         "screenshot", help="render a picture offscreen (no window) after playing a script",
@@ -63,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "save it as a PNG. Needs no display.")
     shot.add_argument("output", metavar="OUT.png", help="picture to write")
     _add_network_options(shot)
-    shot.add_argument("--scene", default="plaza", help="scene name or path (default: plaza)")
+    shot.add_argument("--scene", help="scene name or path (default: plaza, or the recording's with --replay)")
     shot.add_argument("--script", default="walk_circle", help="input script to play first (default: walk_circle)")
     shot.add_argument("--frames", type=int, default=240, metavar="N", help="frames to play first (default 240)")
     shot.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="picture size (default 1280x720)")
@@ -73,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="pose the character from a frame of a BVH clip in the 31-joint CMU hierarchy "
                            "instead of simulating (needs no network)")
     shot.add_argument("--bvh-frame", type=int, default=0, metavar="N", help="frame of --bvh to show (default 0)")
+    shot.add_argument("--replay", metavar="FILE",
+                      help="show a frame of a recording (.npz, or .bvh in the demo's units) instead of simulating")
+    shot.add_argument("--frame", type=int, default=0, metavar="K", help="frame of --replay to show (default 0)")
     shot.add_argument("--camera-yaw", type=float, default=None, metavar="DEG", help="camera yaw in degrees")
     shot.set_defaults(handler=_screenshot)
 
@@ -284,15 +322,61 @@ def _list_scenes() -> int:
 def _run(args) -> int:
     if args.list_scenes:
         return _list_scenes()
-    if args.headless:
+    if args.headless or args.replay_input:
         return _run_headless(args)
+    if args.record:
+        raise PfnnError("--record is for headless runs (--headless --script FILE); in the window, F5, the pad's "
+                        "Y or the menu records into --record-dir")
     network = _load_network(args)   # a missing network is the first thing to report
     from .scene import load_scene
+
+    scene = args.scene or "plaza"
+    load_scene(scene)   # reports a bad scene before a window opens
+    record_dir = Path(args.record_dir)
+    formats = ("npz", "bvh") if args.record_format == "both" else (args.record_format,)
+    _quiet_libraries(args.verbose)
+    from .demo import Demo
     from .window_app import run_window
 
-    load_scene(args.scene)   # reports a bad scene before a window opens
-    run_window(network, args.scene, args.size, args.fullscreen)
+    run_window(lambda ctx: Demo(ctx, network, scene, record_dir, formats), args.size, args.fullscreen,
+               verbose=args.verbose)
     return 0
+
+
+def _quiet_libraries(verbose: bool) -> None:
+    """Keep library start-up messages a user cannot act on off the console, unless asked for."""
+    import os
+
+    if not verbose:
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")   # the demo plays no sound
+
+
+def _replay(args) -> int:
+    from .playback import Playback
+    from .recording import load_recording
+    from .scene import load_scene
+
+    recording = load_recording(args.recording, args.bvh_scale)
+    scene = load_scene(args.scene or recording.scene or "plaza")
+    playback = Playback(recording, scene)
+    _check_frame(args.frame, recording)
+    playback.seek(args.frame)
+    playback.paused = args.paused
+    _quiet_libraries(args.verbose)
+    from .replay_demo import ReplayDemo
+    from .window_app import run_window
+
+    title = Path(args.recording).name
+    run_window(lambda ctx: ReplayDemo(ctx, playback, title), args.size, args.fullscreen,
+               title=f"pfnn-demo replay: {title}", verbose=args.verbose)
+    return 0
+
+
+def _check_frame(frame: int, recording) -> None:
+    if not 0 <= frame < recording.frames:
+        raise PfnnError(f"frame {frame} is outside the recording's {recording.frames} frames (0 to "
+                        f"{recording.frames - 1})", recording.path)
 
 
 def _screenshot(args) -> int:
@@ -303,14 +387,21 @@ def _screenshot(args) -> int:
     from .render.renderer import Renderer, ViewOptions
     from .scene import load_scene
 
-    scene = load_scene(args.scene)
-    if args.bvh:
-        frame, overlays = _still_pose(args, scene), []
-        debug = not args.no_debug      # a still pose has no trajectory: walls and areas only
-    else:
-        frame, controls = _simulated_frame(args, scene)
-        overlays = [] if args.no_hud else [("hud", Hud().draw(controls, frame, 60.0, scene.display_name), (12, 12))]
+    check_destination(args.output, IMAGE_FORMATS)
+    if args.bvh and args.replay:
+        raise PfnnError("give either --bvh or --replay, not both")
+    if args.replay:
+        frame, overlays = _replay_frame(args)
         debug = not args.no_debug
+    else:
+        scene = load_scene(args.scene or "plaza")
+        if args.bvh:
+            frame, overlays = _still_pose(args, scene), []
+            debug = not args.no_debug      # a still pose has no trajectory: walls and areas only
+        else:
+            frame, controls = _simulated_frame(args, scene)
+            overlays = [] if args.no_hud else [("hud", Hud().draw(controls, frame, 60.0, scene.display_name), (12, 12))]
+            debug = not args.no_debug
     if args.camera_yaw is not None:
         frame.camera.yaw = math.radians(args.camera_yaw)
     ctx = create_offscreen_context()
@@ -319,6 +410,26 @@ def _screenshot(args) -> int:
     path = save_png(target.read(), args.output)
     print(f"wrote {path} ({args.size[0]}x{args.size[1]}, {ctx.info['GL_RENDERER']})")
     return 0
+
+
+IMAGE_FORMATS = (".png", ".jpg", ".jpeg", ".bmp", ".tga")
+
+
+def _replay_frame(args):
+    from .playback import Playback
+    from .recording import load_recording
+    from .render.replay_hud import ReplayHud
+    from .replay_demo import HELP
+    from .scene import load_scene
+
+    recording = load_recording(args.replay)
+    playback = Playback(recording, load_scene(args.scene or recording.scene or "plaza"))
+    _check_frame(args.frame, recording)
+    playback.seek(args.frame)
+    playback.paused = True
+    playback.camera.target = playback._camera_goal()
+    overlays = [] if args.no_hud else [("replay", ReplayHud().draw(playback, Path(args.replay).name, HELP), (12, 12))]
+    return playback, overlays
 
 
 def _simulated_frame(args, scene):
@@ -346,35 +457,48 @@ def _still_pose(args, scene):
 
 
 def _run_headless(args) -> int:
-    import dataclasses
-
     from .controller import Controller
     from .headless import simulate
     from .input_script import InputScript
-    from .recording import Recorder
+    from .recording import Recorder, RecordedInput, load_recording
     from .scene import load_scene
 
-    if not args.script:
-        raise PfnnError("--headless needs --script FILE (an input script; see README, 'Input scripts')")
+    if args.record:
+        check_destination(args.record)        # before any work: a bad destination loses nothing
     if args.frames is not None and args.frames <= 0:
         raise PfnnError(f"--frames must be positive, got {args.frames}")
-    script = InputScript.load(args.script)
+    if args.replay_input:
+        if args.script:
+            raise PfnnError("give either --script or --replay-input, not both")
+        recording = load_recording(args.replay_input)
+        script = RecordedInput(recording)
+        source = Path(args.replay_input).name + " (its inputs)"
+        scene = load_scene(args.scene or recording.scene or "plaza")
+    elif args.script:
+        script = InputScript.load(args.script)
+        source = Path(args.script).name
+        scene = load_scene(args.scene or "plaza")
+    else:
+        raise PfnnError("--headless needs --script FILE (an input script; see README, 'Input scripts') "
+                        "or --replay-input REC.npz")
     if args.no_ik:
-        for segment in script.segments:
-            segment.state = dataclasses.replace(segment.state, ik=False)
-    scene = load_scene(args.scene)
+        script = script.without_ik()
     network = _load_network(args)
-    frames = args.frames or script.frames
+    frames = min(args.frames or script.frames, script.frames) if args.replay_input else (args.frames or script.frames)
     controller = Controller(network, scene)
-    recorder = Recorder() if args.record else None
-    print(f"simulating {frames} frames ({frames / 60:.1f} s) of {Path(args.script).name} in scene "
+    if args.replay_input:
+        script.prepare(controller)
+    recorder = Recorder(controller) if args.record else None
+    print(f"simulating {frames} frames ({frames / 60:.1f} s) of {source} in scene "
           f"{scene.name!r}, {network.mode} mode{', IK off' if args.no_ik else ''}", file=sys.stderr)
     seconds, failure = simulate(controller, script, frames, recorder, progress=sys.stderr.isatty())
     done = len(recorder) if recorder is not None else (controller.frame)
     print(f"{done} frames in {seconds:.2f} s ({done / max(seconds, 1e-9) / 60:.1f}x real time)", file=sys.stderr)
     if recorder is not None and len(recorder):
-        path = recorder.save(args.record, scene.name, network.mode, network.weights.provenance)
-        print(f"wrote {path}", file=sys.stderr)
+        path = recorder.save(args.record, scene.name, recorder.arrays()["frame_mode"][0],
+                             network.weights.provenance)
+        print(f"wrote {path}" + ("" if failure is None else f" ({len(recorder)} frames, up to the failure)"),
+              file=sys.stderr)
     if failure is not None:
         raise failure
     return 0
@@ -401,6 +525,10 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv.insert(0, "run")
     args = build_parser().parse_args(argv)
+    if not getattr(args, "verbose", False):
+        import warnings
+
+        warnings.filterwarnings("ignore", category=PendingDeprecationWarning, module="moderngl_window")
     try:
         return args.handler(args)
     except PfnnError as error:

@@ -187,6 +187,61 @@ class Controller:
         else:
             self.global_transforms = global_anim
 
+    # -- snapshots ---------------------------------------------------------------------------------
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Everything the next step reads, as arrays (copies): `restore` of it makes the following
+        steps repeat exactly, so a recording can start mid-play and still be replayed."""
+        trajectory, ik, camera = self.trajectory, self.ik, self.camera
+        return {
+            "trajectory_positions": trajectory.positions.copy(),
+            "trajectory_directions": trajectory.directions.copy(),
+            "trajectory_heights": trajectory.heights.copy(),
+            "trajectory_gaits": trajectory.gaits.copy(),
+            "joint_positions": np.array(self.joint_positions, np.float32),
+            "joint_velocities": np.array(self.joint_velocities, np.float32),
+            "joint_rotations": self.joint_rotations.copy(),
+            "joint_positions_raw": np.array(self.joint_positions_raw, np.float32),
+            "global_transforms": self.global_transforms.copy(),
+            "contacts": self.contacts.copy(),
+            "phase": np.float64(self.phase),
+            "frame": np.int64(self.frame),
+            "target_direction": np.array(self.target_direction, np.float32),
+            "target_velocity": np.array(self.target_velocity, np.float32),
+            "amounts": np.array([self.strafe_amount, self.crouched_amount], np.float64),
+            "flags": np.array([self.responsive, self.ik_enabled]),
+            "ik_lock": np.array(ik.lock, np.float64),
+            "ik_position": np.array([np.array(p) for p in ik.position], np.float32),
+            "ik_height": np.array(ik.height, np.float64),
+            "camera": np.array([camera.yaw, camera.pitch, camera.distance], np.float64),
+            "camera_target": np.array(camera.target, np.float32),
+        }
+
+    def restore(self, state: dict[str, np.ndarray]) -> None:
+        """Put back a `state()` taken in the same scene with the same network."""
+        trajectory, ik, camera = self.trajectory, self.ik, self.camera
+        trajectory.positions[:] = state["trajectory_positions"]
+        trajectory.directions[:] = state["trajectory_directions"]
+        trajectory.heights[:] = state["trajectory_heights"]
+        trajectory.gaits[:] = state["trajectory_gaits"]
+        self.joint_positions = np.array(state["joint_positions"], np.float32)
+        self.joint_velocities = np.array(state["joint_velocities"], np.float32)
+        self.joint_rotations = np.array(state["joint_rotations"], np.float32)
+        self.joint_positions_raw = np.array(state["joint_positions_raw"], np.float32)
+        self.global_transforms = np.array(state["global_transforms"], np.float32)
+        self.contacts = np.array(state["contacts"], np.float32)
+        self.phase = float(state["phase"])
+        self.frame = int(state["frame"])
+        self.target_direction = glm.vec3(*(float(v) for v in state["target_direction"]))
+        self.target_velocity = glm.vec3(*(float(v) for v in state["target_velocity"]))
+        self.strafe_amount, self.crouched_amount = (float(v) for v in state["amounts"])
+        self.responsive, self.ik_enabled = (bool(v) for v in state["flags"])
+        ik.lock = [float(v) for v in state["ik_lock"]]
+        ik.position = [glm.vec3(*(float(v) for v in p)) for p in state["ik_position"]]
+        ik.height = [float(v) for v in state["ik_height"]]
+        camera.yaw, camera.pitch, camera.distance = (float(v) for v in state["camera"])
+        camera.target = glm.vec3(*(float(v) for v in state["camera_target"]))
+
     # -- views for recording and drawing -------------------------------------------------------
 
     @property

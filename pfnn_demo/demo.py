@@ -6,12 +6,14 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from .camera import PITCH_MAX, PITCH_MIN
 from .controller import Controller
 from .devices import MOUSE_TURN, PlayerInput, pygame
 from .errors import NetworkOutputError, PfnnError
 from .phase_network import MODES, PhaseFunctionedNetwork
+from .recording import DEFAULT_RECORD_DIR, Recorder, check_destination
 from .render.hud import Hud
 from .render.menu import Entry, Menu, Page
 from .render.renderer import Renderer, ViewOptions
@@ -20,6 +22,7 @@ from .scene import load_scene, scene_files
 TICK = 1.0 / 60.0
 MAX_STEPS_PER_FRAME = 8     # beyond this the simulation slows instead of spiralling
 NOTE_SECONDS = 4.0
+RECORD_FORMATS = ("npz", "bvh")
 
 _MENU_KEYS = {pygame.K_UP: "up", pygame.K_w: "up", pygame.K_DOWN: "down", pygame.K_s: "down",
               pygame.K_LEFT: "left", pygame.K_a: "left", pygame.K_RIGHT: "right", pygame.K_d: "right",
@@ -29,8 +32,13 @@ _MENU_BUTTONS = {"dpup": "up", "dpdown": "down", "dpleft": "left", "dpright": "r
 
 
 class Demo:
-    def __init__(self, ctx, network: PhaseFunctionedNetwork, scene: str = "plaza"):
+    def __init__(self, ctx, network: PhaseFunctionedNetwork, scene: str = "plaza",
+                 record_dir: str | Path = DEFAULT_RECORD_DIR, record_formats: tuple[str, ...] = RECORD_FORMATS):
         self.ctx = ctx
+        self.record_dir = Path(record_dir)
+        self.record_formats = tuple(record_formats)
+        self.recorder: Recorder | None = None
+        self.failures = 0
         self.scene_names = list(scene_files())
         self.controller = Controller(network, load_scene(scene))
         self.renderer = Renderer(ctx)
@@ -46,8 +54,8 @@ class Demo:
 
     # -- notes -----------------------------------------------------------------------------------
 
-    def say(self, text: str) -> None:
-        self._note, self._note_until = text, time.monotonic() + NOTE_SECONDS
+    def say(self, text: str, seconds: float = NOTE_SECONDS) -> None:
+        self._note, self._note_until = text, time.monotonic() + seconds
 
     @property
     def note(self) -> str:
@@ -56,6 +64,8 @@ class Demo:
     # -- actions -----------------------------------------------------------------------------------
 
     def load_scene(self, name: str) -> None:
+        if self.recording:      # a recording holds one scene
+            self.stop_recording()
         try:
             self.controller.load_scene(load_scene(name))
             self.say(f"Scene: {self.controller.scene.display_name}")
@@ -69,6 +79,56 @@ class Demo:
     def cycle_mode(self, step: int) -> None:
         index = MODES.index(self.controller.network.mode)
         self.set_mode(MODES[(index + step) % len(MODES)])
+
+    # -- recording ---------------------------------------------------------------------------------
+
+    @property
+    def recording(self) -> bool:
+        return self.recorder is not None
+
+    def toggle_recording(self) -> None:
+        if self.recording:
+            self.stop_recording()
+        else:
+            self.start_recording()
+
+    def start_recording(self) -> None:
+        stem = time.strftime("pfnn-%Y%m%d-%H%M%S")
+        base, count = self.record_dir / stem, 1
+        while any(base.with_suffix("." + f).exists() for f in self.record_formats):
+            count += 1
+            base = self.record_dir / f"{stem}-{count}"
+        try:
+            for extension in self.record_formats:
+                check_destination(base.with_suffix("." + extension))
+        except PfnnError as error:
+            self.say(f"Cannot record: {error}", 8.0)
+            return
+        self._record_base = base
+        self._record_scene = self.controller.scene.name
+        self.recorder = Recorder(self.controller)
+        self.say("Recording (F5 or Y stops)")
+
+    def stop_recording(self) -> list[Path]:
+        """Write what was recorded in every chosen format; the note names the files."""
+        recorder, self.recorder = self.recorder, None
+        if recorder is None:
+            return []
+        if not len(recorder):
+            self.say("Recording stopped before any frame")
+            return []
+        network = self.controller.network
+        written = []
+        try:
+            for extension in self.record_formats:
+                written.append(recorder.save(self._record_base.with_suffix("." + extension), self._record_scene,
+                                             recorder.arrays()["frame_mode"][0], network.weights.provenance))
+        except PfnnError as error:
+            self.say(f"Cannot write the recording: {error}", 8.0)
+            return written
+        others = "".join(f" + {path.suffix}" for path in written[1:])
+        self.say(f"Recorded {len(recorder)} frames: {written[0]}{others}", 8.0)
+        return written
 
     # -- menu ------------------------------------------------------------------------------------
 
@@ -95,6 +155,8 @@ class Demo:
             Entry(lambda: f"Debug joints and velocities: {on_off(self.options.debug_joints)}", self._flip_joints),
             Entry(lambda: f"Responsive: {on_off(toggles.responsive)}", flip("responsive")),
             Entry(lambda: f"Invert camera Y: {on_off(camera.invert_y)}", flip_invert),
+            Entry(lambda: (f"Recording: stop and save ({len(self.recorder)} frames)" if self.recording
+                           else f"Recording: start (into {self.record_dir}/)"), self._toggle_recording_from_menu),
             Entry(lambda: "About  >", lambda: self.menu.push(self._about_page())),
             Entry(lambda: "Quit", self.request_quit),
         ]
@@ -114,6 +176,10 @@ class Demo:
             "Phase-Functioned Neural Networks for Character Control,",
             "Holden, Komura, Saito, SIGGRAPH 2017."]
         return Page("About", [Entry(lambda: "Back", self.menu.back)], text=lines)
+
+    def _toggle_recording_from_menu(self) -> None:
+        self.toggle_recording()
+        self.menu.close()
 
     def _flip_joints(self) -> None:
         self.options.debug_joints = not self.options.debug_joints
@@ -146,6 +212,8 @@ class Demo:
             toggles.responsive = not toggles.responsive
         elif key == pygame.K_m:
             self.cycle_mode(1)
+        elif key == pygame.K_F5:
+            self.toggle_recording()
         elif pygame.K_1 <= key <= pygame.K_9 and key - pygame.K_1 < len(self.scene_names):
             self.load_scene(self.scene_names[key - pygame.K_1])
 
@@ -190,6 +258,8 @@ class Demo:
             else:
                 if "start" in pressed and "back" in pressed:
                     self.open_menu()
+                if "y" in pressed:
+                    self.toggle_recording()
                 self.input.gameplay_buttons(pressed)
         controls = self.input.state(None if self.menu.open else axes)
         if self.menu.open:   # the character stands still while the menu is up
@@ -204,7 +274,11 @@ class Demo:
             self.accumulator -= TICK
             try:
                 self.controller.step(controls)
+                if self.recorder is not None:
+                    self.recorder.capture(self.controller, controls)
             except NetworkOutputError as error:
+                self.failures += 1
+                self.stop_recording()        # keeps the frames before the failure
                 self.controller.reset(self.controller.scene.start)
                 self.say("Network failure, character reset: " + error.detail[:60])
             steps += 1
@@ -212,8 +286,11 @@ class Demo:
 
     def render(self, framebuffer, size: tuple[int, int] | None = None) -> None:
         size = tuple(size or framebuffer.size)
+        recorded = len(self.recorder) / 60.0 if self.recorder is not None else None
         overlays = [("hud", self.hud.draw(self.last_input, self.controller, self.fps,
-                                          self.controller.scene.display_name, self.note), (12, 12))]
+                                          self.controller.scene.display_name, recorded), (12, 12))]
+        if self.note:
+            overlays.append(("note", self.hud.note(self.note), (12, 12 + self.hud.SIZE[1] + 8)))
         if self.menu.open:
             overlays.append(("menu", self.menu.draw(size), (0, 0)))
         self.renderer.render(framebuffer, self.controller, self.options, overlays, size)

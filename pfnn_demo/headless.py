@@ -8,19 +8,23 @@ import time
 from .controller import Controller
 from .errors import NetworkOutputError
 from .input_script import InputScript
-from .recording import Recorder
+from .recording import RecordedInput, Recorder
 
 
-def simulate(controller: Controller, script: InputScript, frames: int, recorder: Recorder | None = None,
+def simulate(controller: Controller, script: InputScript | RecordedInput, frames: int, recorder: Recorder | None = None,
              progress: bool = False) -> tuple[float, NetworkOutputError | None]:
     """Step `frames` ticks of `script`; returns the wall time and the network failure, if one stopped it.
 
-    A failure keeps every frame recorded before it.
+    A failure keeps every frame recorded before it. A script with `mode(frame)` (a recording's
+    inputs) also switches the network mode where the recording did.
     """
     start = time.perf_counter()
     report_every = max(frames // 20, 1)
+    mode_of = getattr(script, "mode", None)
     for frame in range(frames):
         controls = script.state(frame)
+        if mode_of is not None and mode_of(frame) != controller.network.mode:
+            controller.network.set_mode(mode_of(frame))
         try:
             controller.step(controls)
         except NetworkOutputError as error:

@@ -139,6 +139,12 @@ class InputScript:
             raise ScriptError(f"not valid JSON ({error})", path) from None
         return cls.from_dict(spec, str(path))
 
+    def without_ik(self) -> "InputScript":
+        """The same script with foot IK off throughout."""
+        segments = [dataclasses.replace(segment, state=dataclasses.replace(segment.state, ik=False))
+                    for segment in self.segments]
+        return InputScript(segments, self.description, self.name)
+
     def state(self, frame: int) -> InputState:
         index = len(self._starts) - 1
         while index > 0 and self._starts[index] > frame:

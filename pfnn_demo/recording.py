@@ -1,6 +1,6 @@
-"""Recordings of a simulation: one .npz of per-frame arrays (documented in the README).
+"""Recordings of a simulation: per-frame arrays, saved as .npz (everything) or .bvh (the motion).
 
-Keys (T frames, lengths in the demo's units of about 1 cm, y up):
+.npz keys (T frames, lengths in the demo's units of about 1 cm, y up):
   fps                    ()          frames per second (60)
   root_position          (T, 3)      trajectory frame 60 after the step's advance
   root_direction         (T, 3)      unit facing direction of the root
@@ -13,31 +13,59 @@ Keys (T frames, lengths in the demo's units of about 1 cm, y up):
   stick                  (T, 2)      left stick (x right, y forward) as given
   trigger                (T, 2)      left (strafe) and right (jog) triggers
   target_velocity        (T, 3)      the controller's smoothed target velocity
-  joint_names, parents   (31,)       the skeleton
-  scene, mode, network   ()          scene name, network mode, network provenance
+  trajectory_positions   (T, 12, 3)  the 12 trajectory samples of the network input (every 10th
+  trajectory_directions  (T, 12, 3)  of the 120 frames: 6 past, the current one, 5 predicted),
+  trajectory_gaits       (T, 12, 6)  world space on the terrain, after the step
+  inputs                 (T, 13)     float64: the whole input of each step, columns INPUT_COLUMNS,
+                                     with the camera's yaw and pitch as the step used them
+  frame_mode             (T,)        network mode of each step
+  start_*                            the controller's state before the first step (Controller.state)
+  joint_names, parents   (31,)       the skeleton; rest_offsets (31, 3) its rest offsets
+  scene, mode, network   ()          scene name, network mode at the start, network provenance
+
+The inputs and the start state let `run --replay-input` drive the controller again and get the
+same frames. BVH files carry the drawn motion only (see `motion.bvh_export`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 
-from .skeleton import JOINT_NAMES, PARENTS
+from .errors import PfnnError
+from .input_state import InputState
+from .skeleton import JOINT_NAMES, PARENTS, REST_OFFSETS
+from .trajectory import SAMPLE_FRAMES
 
 FPS = 60
+DEFAULT_RECORD_DIR = Path("pfnn-recordings")   # the window's recordings, in the folder it was started from
+FORMATS = (".npz", ".bvh")
+INPUT_COLUMNS = ("move_x", "move_y", "look_x", "look_y", "strafe", "jog", "crouch", "ik", "responsive",
+                 "debug", "zoom", "camera_yaw", "camera_pitch")
+_PER_FRAME = ("root_position", "root_direction", "joint_positions", "joint_positions_raw", "joint_rotations",
+              "contacts", "phase", "gait", "stick", "trigger", "target_velocity", "trajectory_positions",
+              "trajectory_directions", "trajectory_gaits")
+
+
+class RecordingError(PfnnError):
+    """A recording that cannot be written or read."""
 
 
 class Recorder:
-    def __init__(self):
-        self._frames: dict[str, list] = {key: [] for key in (
-            "root_position", "root_direction", "joint_positions", "joint_positions_raw", "joint_rotations",
-            "contacts", "phase", "gait", "stick", "trigger", "target_velocity")}
+    def __init__(self, controller=None):
+        """With `controller`, the recording also keeps its state before the first step (for replays)."""
+        self._frames: dict[str, list] = {key: [] for key in _PER_FRAME}
+        self._inputs: list[tuple] = []
+        self._modes: list[str] = []
+        self.start_state = controller.state() if controller is not None else None
 
     def __len__(self) -> int:
         return len(self._frames["phase"])
 
-    def capture(self, controller, controls) -> None:
+    def capture(self, controller, controls: InputState) -> None:
+        """Keep the frame `controller` has just stepped to with `controls`."""
         frames = self._frames
         frames["root_position"].append(controller.root_position)
         frames["root_direction"].append(controller.root_direction)
@@ -50,13 +78,176 @@ class Recorder:
         frames["stick"].append((controls.move_x, controls.move_y))
         frames["trigger"].append((controls.strafe, controls.jog))
         frames["target_velocity"].append(tuple(controller.target_velocity))
+        trajectory = controller.trajectory
+        frames["trajectory_positions"].append(trajectory.positions[SAMPLE_FRAMES].copy())
+        frames["trajectory_directions"].append(trajectory.directions[SAMPLE_FRAMES].copy())
+        frames["trajectory_gaits"].append(trajectory.gaits[SAMPLE_FRAMES].copy())
+        camera = controller.camera
+        self._inputs.append((controls.move_x, controls.move_y, controls.look_x, controls.look_y, controls.strafe,
+                             controls.jog, controls.crouch, controls.ik, controls.responsive, controls.debug,
+                             controls.zoom, camera.yaw, camera.pitch))
+        self._modes.append(controller.network.mode)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {key: np.asarray(values, np.float32) for key, values in self._frames.items()}
+        arrays = {key: np.asarray(values, np.float32) for key, values in self._frames.items()}
+        arrays["inputs"] = np.asarray(self._inputs, np.float64).reshape(-1, len(INPUT_COLUMNS))
+        arrays["frame_mode"] = np.asarray(self._modes, dtype=str)
+        return arrays
 
     def save(self, path: str | Path, scene: str, mode: str, network: str) -> Path:
+        """Write the recording; the file's extension (.npz or .bvh) chooses the format."""
         path = Path(path)
+        suffix = _format(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, fps=np.int32(FPS), joint_names=np.array(JOINT_NAMES), parents=PARENTS,
-                            scene=np.str_(scene), mode=np.str_(mode), network=np.str_(network), **self.arrays())
+        arrays = self.arrays()
+        try:
+            if suffix == ".bvh":
+                from .motion.bvh import write_bvh
+                from .motion.bvh_export import motion_from_world
+
+                write_bvh(motion_from_world(arrays["joint_positions"], arrays["joint_rotations"], 1.0 / FPS), path)
+            else:
+                start = {f"start_{key}": value for key, value in (self.start_state or {}).items()}
+                np.savez_compressed(path, fps=np.int32(FPS), joint_names=np.array(JOINT_NAMES), parents=PARENTS,
+                                    rest_offsets=REST_OFFSETS, scene=np.str_(scene), mode=np.str_(mode),
+                                    network=np.str_(network), **arrays, **start)
+        except OSError as error:
+            raise RecordingError(f"cannot write the recording ({error.strerror or error})", path) from None
         return path
+
+
+def _format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise RecordingError(f"unknown recording format {suffix or '(no extension)'!r}; "
+                             "end the name in .npz (everything) or .bvh (the motion)", path)
+    return suffix
+
+
+def check_destination(path: str | Path, suffixes: tuple[str, ...] | None = FORMATS) -> Path:
+    """Refuse, before any work, a destination that cannot be written: wrong extension, a folder,
+    a parent that is a file, a read-only place. Creates nothing and leaves what is there as it is."""
+    path = Path(path)
+    if suffixes is not None and path.suffix.lower() not in suffixes:
+        raise RecordingError(f"the file name must end in {' or '.join(suffixes)}", path)
+    if path.is_dir():
+        raise RecordingError("is a folder; give a file name", path)
+    folder = path.parent
+    while not folder.exists():       # the nearest existing folder decides (missing ones are created)
+        folder = folder.parent
+    if not folder.is_dir():
+        raise RecordingError(f"cannot be written: {folder} is a file, not a folder", path)
+    import tempfile
+
+    try:
+        if path.exists():
+            with open(path, "ab"):
+                pass
+        else:
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+    except OSError as error:
+        raise RecordingError(f"cannot be written ({error.strerror or error})", path) from None
+    return path
+
+
+@dataclasses.dataclass
+class Recording:
+    """A recording read back: per-frame arrays plus what the file says about itself."""
+
+    path: Path
+    arrays: dict[str, np.ndarray]
+    scene: str | None
+    mode: str | None
+    network: str | None
+
+    @property
+    def frames(self) -> int:
+        return len(self.arrays["joint_positions"])
+
+    @property
+    def start_state(self) -> dict[str, np.ndarray] | None:
+        state = {key[len("start_"):]: value for key, value in self.arrays.items() if key.startswith("start_")}
+        return state or None
+
+    def input_state(self, frame: int) -> InputState:
+        """The input of step `frame`, with the camera pinned where the recorded step had it."""
+        row = self.arrays["inputs"][frame]
+        values = dict(zip(INPUT_COLUMNS, (float(v) for v in row)))
+        for flag in ("crouch", "ik", "responsive", "debug"):
+            values[flag] = bool(values[flag])
+        return InputState(**values)
+
+    def global_transforms(self) -> np.ndarray:
+        """(T, 31, 4, 4) drawn world transforms."""
+        positions, rotations = self.arrays["joint_positions"], self.arrays["joint_rotations"]
+        transforms = np.zeros(positions.shape[:2] + (4, 4), np.float32)
+        transforms[..., :3, :3] = rotations
+        transforms[..., :3, 3] = positions
+        transforms[..., 3, 3] = 1.0
+        return transforms
+
+
+def load_recording(path: str | Path, bvh_scale: float = 1.0) -> Recording:
+    """Read a .npz recording or a BVH clip on the 31-joint skeleton (in the demo's units unless
+    `bvh_scale` says otherwise, e.g. 5.6444 for CMU clips)."""
+    path = Path(path)
+    suffix = _format(path)
+    if not path.is_file():
+        raise RecordingError("no such recording", path)
+    if suffix == ".bvh":
+        from .motion.bvh import read_bvh
+
+        motion = read_bvh(path)
+        if list(motion.names) != list(JOINT_NAMES):
+            raise RecordingError("the BVH hierarchy is not the 31-joint one the character is built on", path)
+        world = motion.global_transforms(bvh_scale).astype(np.float32)
+        arrays = {"joint_positions": world[..., :3, 3], "joint_rotations": world[..., :3, :3],
+                  "frame_time": np.float64(motion.frame_time)}
+        return Recording(path, arrays, None, None, None)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError) as error:
+        raise RecordingError(f"cannot read ({error})", path) from None
+    missing = [key for key in ("joint_positions", "joint_rotations") if key not in arrays]
+    if missing:
+        raise RecordingError(f"is not a pfnn-demo recording (no {', '.join(missing)})", path)
+    if arrays["joint_positions"].ndim != 3 or arrays["joint_positions"].shape[1:] != (len(JOINT_NAMES), 3):
+        raise RecordingError(f"joint_positions has shape {arrays['joint_positions'].shape}, expected (T, 31, 3)", path)
+    arrays["frame_time"] = np.float64(1.0 / float(arrays.get("fps", FPS)))
+    text = {key: str(arrays.pop(key)) if key in arrays else None for key in ("scene", "mode", "network")}
+    return Recording(path, arrays, text["scene"], text["mode"], text["network"])
+
+
+class RecordedInput:
+    """A .npz recording's inputs as a script: `state(frame)` and `mode(frame)` of each recorded step,
+    and `prepare(controller)`, which puts back the state the recording started from."""
+
+    def __init__(self, recording: Recording, ik: bool = True):
+        if "inputs" not in recording.arrays or "frame_mode" not in recording.arrays:
+            raise RecordingError("holds no inputs (a BVH, or a recording from an older pfnn-demo): it can be "
+                                 "watched with `pfnn-demo replay` but not played through the simulation",
+                                 recording.path)
+        self.recording = recording
+        self.frames = recording.frames
+        self._ik = ik
+
+    def without_ik(self) -> "RecordedInput":
+        return RecordedInput(self.recording, ik=False)
+
+    def state(self, frame: int) -> InputState:
+        state = self.recording.input_state(min(frame, self.frames - 1))
+        state.ik = state.ik and self._ik
+        return state
+
+    def mode(self, frame: int) -> str:
+        return str(self.recording.arrays["frame_mode"][min(frame, self.frames - 1)])
+
+    def prepare(self, controller) -> None:
+        """Start from the recorded state (a recording started mid-play), or from the scene's start."""
+        start = self.recording.start_state
+        if start is not None:
+            controller.restore(start)
+        controller.network.set_mode(self.mode(0))
+

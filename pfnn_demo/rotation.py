@@ -125,3 +125,11 @@ def rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -k[:, 2], k[:, 1], -k[:, 0]
     K -= np.swapaxes(K, 1, 2)
     return np.eye(3) + sin[:, None, None] * K + (1 - cos)[:, None, None] * (K @ K)
+
+
+def matrix_to_euler_zyx(m: np.ndarray) -> np.ndarray:
+    """Angles (z, y, x) in radians with m = Rz(z) Ry(y) Rx(x), the CMU BVH channel order; batched."""
+    y = np.arcsin(np.clip(-m[..., 2, 0], -1.0, 1.0))
+    x = np.arctan2(m[..., 2, 1], m[..., 2, 2])
+    z = np.arctan2(m[..., 1, 0], m[..., 0, 0])
+    return np.stack([z, y, x], axis=-1)

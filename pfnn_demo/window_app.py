@@ -1,11 +1,19 @@
-"""The window: a moderngl-window app on its pygame2 backend that forwards everything to `Demo`."""
+"""The window: a moderngl-window app on its pygame2 backend that forwards everything to the
+app's logic (`Demo` for play, `ReplayDemo` for replays).
+
+Library start-up chatter (moderngl-window's context report, SDL's audio start) is kept off the
+console unless `verbose`: the demo plays no sound, so SDL's audio is not started at all.
+"""
 
 from __future__ import annotations
+
+import logging
+import os
+from typing import Callable
 
 import moderngl_window as mglw
 import pygame
 
-from .demo import Demo
 from .errors import PfnnError
 
 
@@ -16,15 +24,15 @@ class PfnnWindow(mglw.WindowConfig):
     aspect_ratio = None
     resizable = True
     vsync = True
-    network = None          # set by `run_window` before the window opens
-    scene = "plaza"
+    log_level = None        # moderngl-window's own log lines; INFO with --verbose
+    make_app: Callable = None   # set by `run_window`: ctx -> the app's logic
     opened = False          # whether a window (and its OpenGL context) came up
 
     def __init__(self, **kwargs):
         type(self).opened = True
         super().__init__(**kwargs)
         self.wnd.exit_key = None          # Esc opens the menu; quitting is in the menu
-        self.demo = Demo(self.ctx, type(self).network, type(self).scene)
+        self.demo = type(self).make_app(self.ctx)
 
     def on_render(self, time: float, frame_time: float) -> None:
         self.demo.update(frame_time)
@@ -51,9 +59,14 @@ class PfnnWindow(mglw.WindowConfig):
         self.demo.on_click(x, y, self.wnd.buffer_size)
 
 
-def run_window(network, scene: str, size: tuple[int, int], fullscreen: bool) -> None:
-    PfnnWindow.network = network
-    PfnnWindow.scene = scene
+def run_window(make_app: Callable, size: tuple[int, int], fullscreen: bool, title: str = "pfnn-demo",
+               verbose: bool = False) -> None:
+    """Open the window and run `make_app(ctx)`'s logic in it until it asks to quit."""
+    PfnnWindow.make_app = staticmethod(make_app)
+    PfnnWindow.title = title
+    PfnnWindow.log_level = logging.INFO if verbose else None
+    if not verbose:
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     # Explicit arguments: moderngl-window would otherwise parse this program's sys.argv.
     args = ["--window", "pygame2", "--size", f"{size[0]}x{size[1]}"]
     if fullscreen:

@@ -167,6 +167,6 @@ def write_bvh(motion: Motion, path: str | Path) -> None:
         lines.append(pad + "}")
 
     emit(0, 0)
-    lines += ["MOTION", f"Frames: {motion.frames}", f"Frame Time: {motion.frame_time:.6f}"]
+    lines += ["MOTION", f"Frames: {motion.frames}", f"Frame Time: {motion.frame_time:.8f}"]
     lines += [" ".join(f"{v:.6f}" for v in row) for row in motion.values]
     Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")

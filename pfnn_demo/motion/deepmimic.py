@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PfnnError
-from ..rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
+from ..rotation import matrix_to_euler_zyx, matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
 from ..skeleton import JOINT_NAMES, PARENTS, _REST_OFFSETS_BVH
 from .bvh import Motion
 
@@ -228,21 +228,13 @@ def to_canonical_motion(motion: DeepMimicMotion) -> Motion:
     local[:, 1:] = np.swapaxes(world[:, PARENTS[1:]], -1, -2) @ world[:, 1:]
     scale = _canonical_leg_length() / leg_length_metres()
     root = (motion.root_positions @ TO_DEMO.T) * scale
-    euler = np.degrees(_matrix_to_zyx(local))                     # (T, 31, 3) as Z, Y, X
+    euler = np.degrees(matrix_to_euler_zyx(local))                     # (T, 31, 3) as Z, Y, X
     channels = [["Xposition", "Yposition", "Zposition", "Zrotation", "Yrotation", "Xrotation"]]
     channels += [["Zrotation", "Yrotation", "Xrotation"]] * (len(JOINT_NAMES) - 1)
     values = np.concatenate([root, euler.reshape(motion.frames, -1)], axis=1)
     end_sites = {j: np.zeros(3) for j in range(len(JOINT_NAMES)) if not np.any(PARENTS == j)}
     return Motion(list(JOINT_NAMES), PARENTS.astype(int), _REST_OFFSETS_BVH.copy(), channels, values,
                   motion.frame_time, end_sites)
-
-
-def _matrix_to_zyx(m: np.ndarray) -> np.ndarray:
-    """Angles (z, y, x) with m = Rz(z) Ry(y) Rx(x)."""
-    y = np.arcsin(np.clip(-m[..., 2, 0], -1.0, 1.0))
-    x = np.arctan2(m[..., 2, 1], m[..., 2, 2])
-    z = np.arctan2(m[..., 1, 0], m[..., 0, 0])
-    return np.stack([z, y, x], axis=-1)
 
 
 def load_deepmimic(path: str | Path, seconds: float = 0.0) -> Motion:

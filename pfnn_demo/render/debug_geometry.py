@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..features import SIDE_OFFSET
-from ..rotation import rotate_y
+from ..rotation import rotate_y, yaw_of
 from ..trajectory import BUMP, CROUCH, JUMP, SAMPLE_FRAMES
 
 LIFT = 2.0
@@ -36,7 +36,16 @@ def debug_geometry(controller, options) -> tuple[np.ndarray, np.ndarray, np.ndar
     lines, points, big_points = [], [], []
     trajectory = getattr(controller, "trajectory", None)   # a still pose has none
     if trajectory is not None:
-        _trajectory_geometry(trajectory, terrain, lines, points, big_points)
+        positions = trajectory.positions + np.array([0, LIFT, 0], np.float32)
+        points.append(_with_colour(positions[:110], trajectory.gaits[:110][:, [JUMP, BUMP, CROUCH]]))  # not the last 10
+        _samples_geometry(trajectory.positions[SAMPLE_FRAMES], trajectory.directions[SAMPLE_FRAMES],
+                          trajectory.gaits[SAMPLE_FRAMES], terrain, lines, points, big_points)
+    samples = getattr(controller, "trajectory_samples", None)   # a replay has the samples only
+    if samples is not None:
+        _samples_geometry(*samples, terrain, lines, points, big_points)
+    contacts = getattr(controller, "contacts", None)
+    if options.show_contacts and contacts is not None:
+        _contact_geometry(controller.joint_positions, contacts, big_points)
 
     if options.debug_joints and trajectory is not None:
         joints = controller.joint_positions
@@ -78,28 +87,32 @@ def _crouch_ceiling(areas, cx, cy, cz, size_x, size_z) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _trajectory_geometry(trajectory, terrain, lines, points, big_points) -> None:
-    """Trajectory points, side samples and direction arrows, coloured by gait."""
-    gait_colour = trajectory.gaits[:, [JUMP, BUMP, CROUCH]]
-    positions = trajectory.positions + np.array([0, LIFT, 0], np.float32)
-    points.append(_with_colour(positions[:110], gait_colour[:110]))      # the last 10 are not drawn
-    samples = positions[SAMPLE_FRAMES]
-    big_points.append(_with_colour(samples, gait_colour[SAMPLE_FRAMES]))
+def _contact_geometry(joints: np.ndarray, contacts: np.ndarray, big_points) -> None:
+    """Heels and toes as dots: orange while the network says the foot is planted (> 0.5), grey when not."""
+    feet = joints[[4, 5, 9, 10]] + np.array([0, LIFT, 0], np.float32)
+    planted = (np.asarray(contacts) > 0.5)[:, None]
+    big_points.append(_with_colour(feet, np.where(planted, (1.0, 0.55, 0.0), (0.55, 0.55, 0.55))))
+
+
+def _samples_geometry(sample_positions, directions, gaits, terrain, lines, points, big_points) -> None:
+    """The 12 trajectory samples of the network input, their side terrain samples and direction
+    arrows, coloured by gait."""
+    colours = gaits[:, [JUMP, BUMP, CROUCH]]
+    samples = sample_positions + np.array([0, LIFT, 0], np.float32)
+    big_points.append(_with_colour(samples, colours))
 
     # Side terrain samples of the network input.
-    yaws = trajectory.yaws[SAMPLE_FRAMES]
+    yaws = yaw_of(directions)
     side = rotate_y(np.array([SIDE_OFFSET, 0, 0], np.float32), yaws)
     for sign in (1, -1):
-        p = trajectory.positions[SAMPLE_FRAMES] + sign * side
+        p = sample_positions + sign * side
         p[:, 1] = terrain.sample(p[:, 0], p[:, 2]) + LIFT
         points.append(_with_colour(p, (0.2, 0.2, 0.2)))
 
     # Direction arrows: 15 long with two barbs.
-    directions = trajectory.directions[SAMPLE_FRAMES]
     tips = samples + 15 * directions
     tips[:, 1] = terrain.sample(tips[:, 0], tips[:, 2]) + LIFT
     across = np.cross(directions, np.array([0, 1, 0], np.float32))
-    colours = gait_colour[SAMPLE_FRAMES]
     lines.append(_segments(samples, tips, colours))
     lines.append(_segments(tips, tips + 4 * across - 4 * directions * [1, 0, 1], colours))
     lines.append(_segments(tips, tips - 4 * across - 4 * directions * [1, 0, 1], colours))

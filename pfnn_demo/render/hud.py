@@ -30,7 +30,8 @@ class Hud:
         self.font = _font(22)
         self.small = _font(18)
 
-    def draw(self, controls, controller, fps: float, scene_name: str, note: str = "") -> pygame.Surface:
+    def draw(self, controls, controller, fps: float, scene_name: str,
+             recording_seconds: float | None = None) -> pygame.Surface:
         s = self.surface
         s.fill((0, 0, 0, 0))
         pygame.draw.rect(s, PANEL, s.get_rect(), border_radius=8)
@@ -60,6 +61,15 @@ class Hud:
         s.blit(self.small.render("phase", True, INK), (pcentre[0] - 17, pcentre[1] - 6))
         mode = controller.network.mode
         s.blit(self.small.render(f"{fps:5.1f} fps   {scene_name}   {mode}", True, INK), (12, 112))
-        if note:
-            s.blit(self.small.render(note, True, RED), (12, 130))
+        if recording_seconds is not None:
+            pygame.draw.circle(s, RED, (142, 98), 6)
+            s.blit(self.small.render(f"REC {recording_seconds:.1f} s", True, RED), (152, 92))
         return s
+
+    def note(self, text: str) -> pygame.Surface:
+        """A one-line message (a pad plugged in, a file written) on a panel as wide as it needs."""
+        rendered = self.font.render(text, True, RED)
+        surface = pygame.Surface((rendered.get_width() + 20, rendered.get_height() + 12), pygame.SRCALPHA)
+        pygame.draw.rect(surface, PANEL, surface.get_rect(), border_radius=8)
+        surface.blit(rendered, (10, 6))
+        return surface

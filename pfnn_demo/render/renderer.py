@@ -51,6 +51,7 @@ class ViewOptions:
     debug: bool = True
     debug_joints: bool = False
     show_areas: bool = True
+    show_contacts: bool = True
 
 
 class Renderer:
@@ -87,6 +88,7 @@ class Renderer:
         self._indirect = ctx.buffer(reserve=20 * 1024, dynamic=True)
         self._lines_vao = ctx.vertex_array(self.lines_program, [(self._lines_vbo, "3f 3f", "in_position", "in_colour")])
         self.scene = None
+        self._terrain_objects = []
 
     # -- scene -------------------------------------------------------------------------------------
 
@@ -94,6 +96,8 @@ class Renderer:
         """Upload the terrain of `scene` (normals and ambient occlusion are computed here)."""
         if self.scene is scene:
             return
+        for old in self._terrain_objects:      # GPU objects are not freed by garbage collection
+            old.release()
         self.terrain_mesh = mesh = TerrainMesh(scene.heightmap, np.array(LIGHT_OFFSET))
         vbo, ibo = self.ctx.buffer(mesh.vertices.tobytes()), self.ctx.buffer(mesh.indices.tobytes())
         layout = [(vbo, "3f 3f 3f", "in_position", "in_lit", "in_shadowed")]
@@ -101,6 +105,7 @@ class Renderer:
         self.terrain_vao = self.ctx.vertex_array(self.terrain_program, layout, ibo, index_element_size=4)
         self.far_terrain_vao = self.ctx.vertex_array(self.far_terrain_program, layout, ibo, index_element_size=4,
                                                      skip_errors=True)
+        self._terrain_objects = [self.terrain_vao, self.far_terrain_vao, vbo, ibo]
         self.scene = scene
 
     # -- frame ---------------------------------------------------------------------------------------
@@ -212,6 +217,8 @@ class Renderer:
         width, height = surface.get_size()
         texture = self._overlay_textures.get(name)
         if texture is None or texture.size != (width, height):
+            if texture is not None:
+                texture.release()      # GPU objects are not freed by garbage collection
             texture = self.ctx.texture((width, height), 4)
             texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
             self._overlay_textures[name] = texture

@@ -294,17 +294,9 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def _load_network(args):
-    from .phase_network import PhaseFunctionedNetwork
-    from .resources import default_network_path
-    from .weights import load_weights
+    from .library import load_network
 
-    path = Path(args.network) if args.network else default_network_path()
-    if not args.network and not path.exists():
-        raise PfnnError(
-            "no network is installed with this copy of pfnn-demo (network/pfnn.npz is missing). "
-            "Pass one with --network PATH: a .npz in the project format, or the original PFNN release "
-            "folder (PFNN/demo/network/pfnn, holding W0_000.bin ... Ystd.bin).")
-    return PhaseFunctionedNetwork(load_weights(path), args.mode)
+    return load_network(args.network, args.mode)
 
 
 def _list_scenes() -> int:

@@ -6,6 +6,7 @@ Imports neither pygame nor moderngl.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from pyglm import glm
@@ -20,7 +21,7 @@ from .phase_network import PhaseFunctionedNetwork
 from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y, yaw_matrix
 from .scene import Scene
 from .skeleton import JOINT_COUNT
-from .trajectory import CROUCH, CURRENT, JOG, STAND, WALK, Trajectory
+from .trajectory import CROUCH, CURRENT, JOG, SAMPLE_FRAMES, STAND, WALK, Trajectory
 
 # Weight of the new value in each per-frame blend (spec 1.3).
 DIRECTION_SMOOTH = 0.9
@@ -39,6 +40,21 @@ def _mix_directions(a: glm.vec3, b: glm.vec3, t: float) -> glm.vec3:
     qa = glm.angleAxis(math.atan2(a.x, a.z), UP)
     qb = glm.angleAxis(math.atan2(b.x, b.z), UP)
     return glm.slerp(qa, qb, t) * glm.vec3(0, 0, 1)
+
+
+@dataclasses.dataclass
+class Pose:
+    """One frame of the character, in world space (demo units of about 1 cm, y up); copies."""
+
+    joint_positions: np.ndarray        # (31, 3) as drawn: after foot IK
+    joint_rotations: np.ndarray        # (31, 3, 3) world rotation of each joint
+    contacts: np.ndarray               # (4,) left heel, left toe, right heel, right toe, in [0, 1]
+    phase: float                       # gait phase in radians, [0, 2 pi)
+    gait: np.ndarray                   # (6,) stand, walk, jog, crouch, jump, bump
+    root_position: np.ndarray          # (3,) on the ground under the character
+    root_direction: np.ndarray         # (3,) unit facing direction
+    trajectory_positions: np.ndarray   # (12, 3) every 10th frame of the trajectory: 6 past, now, 5 predicted
+    trajectory_directions: np.ndarray  # (12, 3)
 
 
 class Controller:
@@ -243,6 +259,13 @@ class Controller:
         camera.target = glm.vec3(*(float(v) for v in state["camera_target"]))
 
     # -- views for recording and drawing -------------------------------------------------------
+
+    def pose(self) -> Pose:
+        """The frame the last step produced (or the start pose), as plain arrays."""
+        trajectory = self.trajectory
+        return Pose(self.joint_positions_final.copy(), self.global_transforms[:, :3, :3].copy(),
+                    self.contacts.copy(), float(self.phase), self.gait, self.root_position, self.root_direction,
+                    trajectory.positions[SAMPLE_FRAMES].copy(), trajectory.directions[SAMPLE_FRAMES].copy())
 
     @property
     def joint_positions_final(self) -> np.ndarray:

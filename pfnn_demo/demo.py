@@ -12,6 +12,7 @@ from .camera import PITCH_MAX, PITCH_MIN
 from .controller import Controller
 from .devices import MOUSE_TURN, PlayerInput, pygame
 from .errors import NetworkOutputError, PfnnError
+from .memory import return_large_blocks_to_the_system
 from .phase_network import MODES, PhaseFunctionedNetwork
 from .recording import DEFAULT_RECORD_DIR, Recorder, check_destination
 from .render.hud import Hud
@@ -34,6 +35,7 @@ _MENU_BUTTONS = {"dpup": "up", "dpdown": "down", "dpleft": "left", "dpright": "r
 class Demo:
     def __init__(self, ctx, network: PhaseFunctionedNetwork, scene: str = "plaza",
                  record_dir: str | Path = DEFAULT_RECORD_DIR, record_formats: tuple[str, ...] = RECORD_FORMATS):
+        return_large_blocks_to_the_system()     # memory stays flat however often the scene changes
         self.ctx = ctx
         self.record_dir = Path(record_dir)
         self.record_formats = tuple(record_formats)

@@ -1,0 +1,207 @@
+"""Motion out: BVH export, replaying a recording's inputs, the replay window, screenshots of a
+recorded frame, and destinations refused before any work."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pygame
+import pytest
+
+from pfnn_demo import JOINT_NAMES, REST_OFFSETS, Controller, load_network, load_scene
+from pfnn_demo.cli import main
+from pfnn_demo.demo import TICK, Demo
+from pfnn_demo.headless import simulate
+from pfnn_demo.input_script import InputScript
+from pfnn_demo.motion.bvh import read_bvh
+from pfnn_demo.motion.bvh_export import joints_with_translations, motion_from_world
+from pfnn_demo.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.playback import Playback
+from pfnn_demo.recording import Recorder, load_recording
+from pfnn_demo.render.offscreen import OffscreenTarget, create_offscreen_context
+from pfnn_demo.replay_demo import ReplayDemo
+from pfnn_demo.rotation import axis_angle_matrix
+from pfnn_demo.skeleton import PARENTS, forward_kinematics
+
+from conftest import make_random_weights
+from test_cli import FailingNetwork
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """The shipped network walking the circle on the hills, recorded as .npz and as .bvh."""
+    folder = tmp_path_factory.mktemp("played")
+    for suffix in ("npz", "bvh"):
+        assert main(["run", "--headless", "--script", "walk_circle", "--scene", "hills", "--frames", "400",
+                     "--record", str(folder / f"walk.{suffix}")]) == 0
+    return folder
+
+
+def test_bvh_export_puts_every_joint_where_it_was_drawn(played):
+    recording = load_recording(played / "walk.npz")
+    motion = read_bvh(played / "walk.bvh")
+    assert motion.names == list(JOINT_NAMES) and motion.frames == recording.frames == 400
+    assert motion.frame_time == pytest.approx(1 / 60, abs=1e-7)
+    np.testing.assert_allclose(motion.offsets, REST_OFFSETS, atol=1e-5)      # the skeleton the network drives
+    drawn = recording.arrays["joint_positions"]
+    read_back = motion.global_transforms()[..., :3, 3]
+    assert np.abs(read_back - drawn).max() < 0.01
+    # Its rotations are the drawn ones too (the root's and, through the hierarchy, every joint's).
+    np.testing.assert_allclose(motion.global_transforms()[..., :3, :3], recording.arrays["joint_rotations"], atol=1e-4)
+    # A network's bones stretch, so the joints whose offsets vary carry translations; the root always.
+    moving = joints_with_translations(motion)
+    assert "LeftLeg" in moving and motion.channels[0][:3] == ["Xposition", "Yposition", "Zposition"]
+
+
+def test_a_pose_that_keeps_its_bone_lengths_exports_rotations_only():
+    rng = np.random.default_rng(4)
+    frames = 30
+    local = np.tile(np.eye(4), (frames, len(JOINT_NAMES), 1, 1))
+    axes = rng.normal(size=(frames, len(JOINT_NAMES), 3))
+    local[..., :3, :3] = axis_angle_matrix(axes / np.linalg.norm(axes, axis=-1, keepdims=True),
+                                           rng.uniform(-1.5, 1.5, (frames, len(JOINT_NAMES))))
+    local[..., :3, 3] = REST_OFFSETS
+    local[:, 0, :3, 3] = rng.normal(0, 100, (frames, 3))
+    world = forward_kinematics(local, PARENTS)
+    motion = motion_from_world(world[..., :3, 3], world[..., :3, :3], 1 / 60)
+    assert joints_with_translations(motion) == []
+    assert sum(len(c) for c in motion.channels) == 6 + 3 * (len(JOINT_NAMES) - 1)
+    np.testing.assert_allclose(motion.global_transforms()[..., :3, 3], world[..., :3, 3], atol=1e-6)
+
+
+def test_replaying_a_recordings_inputs_gives_the_same_frames(played, tmp_path):
+    assert main(["run", "--replay-input", str(played / "walk.npz"), "--record", str(tmp_path / "again.npz")]) == 0
+    first, second = np.load(played / "walk.npz"), np.load(tmp_path / "again.npz")
+    assert sorted(first.files) == sorted(second.files)
+    for key in first.files:
+        np.testing.assert_array_equal(first[key], second[key], err_msg=key)
+
+
+@pytest.fixture(scope="module")
+def gl():
+    pygame.display.init()
+    ctx = create_offscreen_context()
+    yield ctx
+    ctx.release()
+
+
+def test_a_recording_made_mid_play_in_the_window_replays_exactly(gl, tmp_path):
+    """Recorded from the middle of play, with the camera dragged, crouch toggled and the mode switched
+    while recording: the inputs and the start state drive the controller to the same frames."""
+    demo = Demo(gl, load_network(mode="cubic"), "jumps", record_dir=tmp_path, record_formats=("npz", "bvh"))
+    demo.on_key(pygame.K_w, True)
+    for frame in range(240):
+        if frame == 60:
+            demo.toggle_recording()
+            assert demo.recording
+        if frame == 90:
+            demo.on_mouse_drag(120, -30)
+            demo.on_key(pygame.K_LSHIFT, True)
+        if frame == 130:
+            demo.on_key(pygame.K_c, True)
+            demo.on_key(pygame.K_c, False)
+        if frame == 150:
+            demo.on_key(pygame.K_m, True)        # cubic -> constant, live
+        demo.update(TICK)
+    written = demo.stop_recording()
+    assert [path.suffix for path in written] == [".npz", ".bvh"]
+    assert str(written[0]) in demo.note             # the file is named on screen
+    recorded = np.load(written[0])
+    assert len(recorded["phase"]) == 180 and set(recorded["frame_mode"]) == {"cubic", "constant"}
+    assert main(["run", "--replay-input", str(written[0]), "--record", str(tmp_path / "again.npz")]) == 0
+    again = np.load(tmp_path / "again.npz")
+    for key in ("joint_positions", "joint_rotations", "root_position", "contacts", "phase", "trajectory_positions"):
+        np.testing.assert_array_equal(recorded[key], again[key], err_msg=key)
+
+
+def test_a_failure_keeps_the_frames_before_it_in_either_format(tmp_path):
+    controller = Controller(FailingNetwork(make_random_weights(seed=5), fail_after=25), load_scene("plaza"))
+    recorder = Recorder(controller)
+    _, failure = simulate(controller, InputScript.load("walk_circle"), 100, recorder)
+    assert failure is not None
+    recorder.save(tmp_path / "kept.npz", "plaza", "cubic", "test")
+    recorder.save(tmp_path / "kept.bvh", "plaza", "cubic", "test")
+    assert load_recording(tmp_path / "kept.npz").frames == 25
+    assert read_bvh(tmp_path / "kept.bvh").frames == 25
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["run", "--headless", "--script", "walk_circle", "--record", "{file}/rec.npz"], "is a file, not a folder"),
+    (["run", "--headless", "--script", "walk_circle", "--record", "{dir}"], "must end in .npz or .bvh"),
+    (["run", "--headless", "--script", "walk_circle", "--record", "{dir}/rec.txt"], "must end in .npz or .bvh"),
+    (["screenshot", "{file}/shot.png"], "is a file, not a folder"),
+    (["screenshot", "{dir}/shot.gif"], "must end in .png"),
+])
+def test_an_unwritable_destination_is_refused_before_the_simulation(arguments, message, tmp_path, capsys):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a folder")
+    arguments = [a.format(file=blocker, dir=tmp_path) for a in arguments]
+    assert main(arguments) == 2
+    err = capsys.readouterr().err
+    assert message in err and "simulating" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into read-only folders")
+def test_a_read_only_folder_is_refused(tmp_path, capsys):
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        assert main(["run", "--headless", "--script", "walk_circle", "--record", str(folder / "rec.npz")]) == 2
+        assert "cannot be written" in capsys.readouterr().err
+    finally:
+        folder.chmod(0o700)
+
+
+def test_replay_window_pauses_steps_and_changes_speed(gl, played):
+    playback = Playback(load_recording(played / "walk.npz"), load_scene("hills"))
+    replay = ReplayDemo(gl, playback, "walk.npz")
+    target = OffscreenTarget(gl, (320, 240))
+    for _ in range(30):
+        replay.update(TICK)
+    assert playback.frame == 30
+    replay.render(target.framebuffer)
+    before = target.read()
+    replay.on_key(pygame.K_SPACE, True)
+    for _ in range(30):
+        replay.update(TICK)
+    assert playback.paused and playback.frame == 30
+    replay.on_key(pygame.K_RIGHT, True)
+    replay.on_key(pygame.K_RIGHT, True)
+    assert playback.frame == 32
+    replay.on_key(pygame.K_LEFT, True)
+    assert playback.frame == 31
+    for _ in range(30):                           # move the pose on, then look again
+        replay.on_key(pygame.K_PERIOD, True)
+    replay.render(target.framebuffer)
+    assert np.abs(target.read().astype(int) - before.astype(int)).sum() > 0
+    replay.on_key(pygame.K_SPACE, True)
+    replay.on_key(pygame.K_RIGHTBRACKET, True)
+    start = playback.frame
+    for _ in range(30):
+        replay.update(TICK)
+    assert playback.speed == 2.0 and playback.frame == start + 60
+    replay.on_key(pygame.K_ESCAPE, True)
+    assert replay.quit_requested
+
+
+def test_screenshot_of_a_recorded_frame(played, tmp_path):
+    for frame in (10, 300):
+        assert main(["screenshot", str(tmp_path / f"f{frame}.png"), "--replay", str(played / "walk.npz"),
+                     "--frame", str(frame), "--size", "320x240"]) == 0
+    pictures = [pygame.surfarray.array3d(pygame.image.load(str(tmp_path / f"f{k}.png"))) for k in (10, 300)]
+    assert np.abs(pictures[0].astype(int) - pictures[1].astype(int)).mean() > 1.0   # a different pose and place
+    # A BVH export shows the same frame (same pose, no HUD differences when the HUD is left out).
+    for name in ("walk.npz", "walk.bvh"):
+        assert main(["screenshot", str(tmp_path / f"{name}.png"), "--replay", str(played / name), "--frame", "300",
+                     "--scene", "hills", "--no-hud", "--no-debug", "--camera-yaw", "0", "--size", "320x240"]) == 0
+    npz, bvh = (pygame.surfarray.array3d(pygame.image.load(str(tmp_path / f"{n}.png"))) for n in ("walk.npz", "walk.bvh"))
+    assert np.abs(npz.astype(int) - bvh.astype(int)).max() <= 8
+    assert main(["screenshot", str(tmp_path / "x.png"), "--replay", str(played / "walk.npz"), "--frame", "400"]) == 2
+
+
+def test_a_bvh_cannot_drive_the_simulation(played, capsys):
+    assert main(["run", "--replay-input", str(played / "walk.bvh")]) == 2
+    assert "holds no inputs" in capsys.readouterr().err

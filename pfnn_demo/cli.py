@@ -338,10 +338,15 @@ def _run(args) -> int:
 def _quiet_libraries(verbose: bool) -> None:
     """Keep library start-up messages a user cannot act on off the console, unless asked for."""
     import os
+    import warnings
 
     if not verbose:
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         os.environ.setdefault("SDL_AUDIODRIVER", "dummy")   # the demo plays no sound
+        # pygame warns when the driver offers no vsync (software OpenGL, some remote displays): the
+        # fixed 60 Hz tick does not depend on it. moderngl-window's own `import glm` deprecation.
+        warnings.filterwarnings("ignore", message="regular vsync for OpenGL not available")
+        warnings.filterwarnings("ignore", category=PendingDeprecationWarning, module=r"moderngl_window\b.*")
 
 
 def _replay(args) -> int:
@@ -487,8 +492,7 @@ def _run_headless(args) -> int:
     done = len(recorder) if recorder is not None else (controller.frame)
     print(f"{done} frames in {seconds:.2f} s ({done / max(seconds, 1e-9) / 60:.1f}x real time)", file=sys.stderr)
     if recorder is not None and len(recorder):
-        path = recorder.save(args.record, scene.name, recorder.arrays()["frame_mode"][0],
-                             network.weights.provenance)
+        path = recorder.save(args.record, scene.name, recorder.first_mode, network.weights.provenance)
         print(f"wrote {path}" + ("" if failure is None else f" ({len(recorder)} frames, up to the failure)"),
               file=sys.stderr)
     if failure is not None:
@@ -517,10 +521,6 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv.insert(0, "run")
     args = build_parser().parse_args(argv)
-    if not getattr(args, "verbose", False):
-        import warnings
-
-        warnings.filterwarnings("ignore", category=PendingDeprecationWarning, module="moderngl_window")
     try:
         return args.handler(args)
     except PfnnError as error:

@@ -124,7 +124,7 @@ class Demo:
         try:
             for extension in self.record_formats:
                 written.append(recorder.save(self._record_base.with_suffix("." + extension), self._record_scene,
-                                             recorder.arrays()["frame_mode"][0], network.weights.provenance))
+                                             recorder.first_mode, network.weights.provenance))
         except PfnnError as error:
             self.say(f"Cannot write the recording: {error}", 8.0)
             return written

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import WeightsError
+from . import resources
 from .phase_network import PhaseFunctionedNetwork
-from .resources import default_network_path
 from .weights import load_weights
 
 
@@ -14,7 +14,7 @@ def load_network(path: str | Path | None = None, mode: str = "cubic") -> PhaseFu
     """A network ready to evaluate: `path` is a project .npz or an original PFNN release folder;
     None means the network shipped with pfnn-demo. `mode`: "cubic", "linear" or "constant"."""
     if path is None:
-        path = default_network_path()
+        path = resources.default_network_path()
         if not path.exists():
             raise WeightsError(
                 "no network is installed with this copy of pfnn-demo (network/pfnn.npz is missing). "

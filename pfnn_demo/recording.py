@@ -18,9 +18,10 @@
   trajectory_gaits       (T, 12, 6)  world space on the terrain, after the step
   inputs                 (T, 13)     float64: the whole input of each step, columns INPUT_COLUMNS,
                                      with the camera's yaw and pitch as the step used them
-  frame_mode             (T,)        network mode of each step
+  frame_mode             (T,)        network mode of each step, an index into mode_names
   start_*                            the controller's state before the first step (Controller.state)
   joint_names, parents   (31,)       the skeleton; rest_offsets (31, 3) its rest offsets
+  mode_names             (3,)        constant, linear, cubic
   scene, mode, network   ()          scene name, network mode at the start, network provenance
 
 The inputs and the start state let `run --replay-input` drive the controller again and get the
@@ -36,6 +37,7 @@ import numpy as np
 
 from .errors import PfnnError
 from .input_state import InputState
+from .phase_network import MODES
 from .skeleton import JOINT_NAMES, PARENTS, REST_OFFSETS
 from .trajectory import SAMPLE_FRAMES
 
@@ -91,8 +93,12 @@ class Recorder:
     def arrays(self) -> dict[str, np.ndarray]:
         arrays = {key: np.asarray(values, np.float32) for key, values in self._frames.items()}
         arrays["inputs"] = np.asarray(self._inputs, np.float64).reshape(-1, len(INPUT_COLUMNS))
-        arrays["frame_mode"] = np.asarray(self._modes, dtype=str)
+        arrays["frame_mode"] = np.asarray([MODES.index(mode) for mode in self._modes], np.int8)
         return arrays
+
+    @property
+    def first_mode(self) -> str:
+        return self._modes[0] if self._modes else ""
 
     def save(self, path: str | Path, scene: str, mode: str, network: str) -> Path:
         """Write the recording; the file's extension (.npz or .bvh) chooses the format."""
@@ -109,6 +115,7 @@ class Recorder:
             else:
                 start = {f"start_{key}": value for key, value in (self.start_state or {}).items()}
                 np.savez_compressed(path, fps=np.int32(FPS), joint_names=np.array(JOINT_NAMES), parents=PARENTS,
+                                    mode_names=np.array(MODES),
                                     rest_offsets=REST_OFFSETS, scene=np.str_(scene), mode=np.str_(mode),
                                     network=np.str_(network), **arrays, **start)
         except OSError as error:
@@ -205,16 +212,26 @@ def load_recording(path: str | Path, bvh_scale: float = 1.0) -> Recording:
         arrays = {"joint_positions": world[..., :3, 3], "joint_rotations": world[..., :3, :3],
                   "frame_time": np.float64(motion.frame_time)}
         return Recording(path, arrays, None, None, None)
+    import zipfile
+    import zlib
+
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError) as error:
-        raise RecordingError(f"cannot read ({error})", path) from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as error:
+        raise RecordingError(f"is not a readable .npz recording (truncated or corrupt: {error})", path) from None
+    except OSError as error:
+        raise RecordingError(f"cannot read ({error.strerror or error})", path) from None
     missing = [key for key in ("joint_positions", "joint_rotations") if key not in arrays]
     if missing:
         raise RecordingError(f"is not a pfnn-demo recording (no {', '.join(missing)})", path)
     if arrays["joint_positions"].ndim != 3 or arrays["joint_positions"].shape[1:] != (len(JOINT_NAMES), 3):
         raise RecordingError(f"joint_positions has shape {arrays['joint_positions'].shape}, expected (T, 31, 3)", path)
+    frames = len(arrays["joint_positions"])
+    uneven = [key for key in _PER_FRAME + ("inputs", "frame_mode") if key in arrays and len(arrays[key]) != frames]
+    if uneven or frames == 0 or not np.all(np.isfinite(arrays["joint_positions"])):
+        problem = f"{', '.join(uneven)} do not have one row per frame" if uneven else "no frames or non-finite joints"
+        raise RecordingError(f"is damaged: {problem}", path)
     arrays["frame_time"] = np.float64(1.0 / float(arrays.get("fps", FPS)))
     text = {key: str(arrays.pop(key)) if key in arrays else None for key in ("scene", "mode", "network")}
     return Recording(path, arrays, text["scene"], text["mode"], text["network"])
@@ -242,12 +259,19 @@ class RecordedInput:
         return state
 
     def mode(self, frame: int) -> str:
-        return str(self.recording.arrays["frame_mode"][min(frame, self.frames - 1)])
+        names = [str(name) for name in self.recording.arrays.get("mode_names", MODES)]
+        index = int(self.recording.arrays["frame_mode"][min(frame, self.frames - 1)])
+        if not 0 <= index < len(names) or names[index] not in MODES:
+            raise RecordingError(f"frame {frame} names an unknown network mode ({index})", self.recording.path)
+        return names[index]
 
     def prepare(self, controller) -> None:
         """Start from the recorded state (a recording started mid-play), or from the scene's start."""
         start = self.recording.start_state
         if start is not None:
-            controller.restore(start)
+            try:
+                controller.restore(start)
+            except (KeyError, ValueError) as error:
+                raise RecordingError(f"its start state is damaged ({error})", self.recording.path) from None
         controller.network.set_mode(self.mode(0))
 

@@ -108,7 +108,7 @@ def test_a_recording_made_mid_play_in_the_window_replays_exactly(gl, tmp_path):
     assert [path.suffix for path in written] == [".npz", ".bvh"]
     assert str(written[0]) in demo.note             # the file is named on screen
     recorded = np.load(written[0])
-    assert len(recorded["phase"]) == 180 and set(recorded["frame_mode"]) == {"cubic", "constant"}
+    assert len(recorded["phase"]) == 180 and {str(recorded["mode_names"][i]) for i in recorded["frame_mode"]} == {"cubic", "constant"}
     assert main(["run", "--replay-input", str(written[0]), "--record", str(tmp_path / "again.npz")]) == 0
     again = np.load(tmp_path / "again.npz")
     for key in ("joint_positions", "joint_rotations", "root_position", "contacts", "phase", "trajectory_positions"):
@@ -205,3 +205,18 @@ def test_screenshot_of_a_recorded_frame(played, tmp_path):
 def test_a_bvh_cannot_drive_the_simulation(played, capsys):
     assert main(["run", "--replay-input", str(played / "walk.bvh")]) == 2
     assert "holds no inputs" in capsys.readouterr().err
+
+
+def test_a_corrupt_or_foreign_recording_is_one_clear_line(played, tmp_path, capsys):
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes((played / "walk.npz").read_bytes()[:4000])
+    foreign = tmp_path / "foreign.npz"
+    np.savez(foreign, weights=np.zeros(3))
+    for arguments, message in ((["replay", str(truncated)], "truncated or corrupt"),
+                               (["run", "--replay-input", str(truncated)], "truncated or corrupt"),
+                               (["screenshot", str(tmp_path / "x.png"), "--replay", str(foreign)],
+                                "is not a pfnn-demo recording"),
+                               (["replay", str(tmp_path / "missing.npz")], "no such recording")):
+        assert main(arguments) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err

@@ -95,3 +95,16 @@ def random_script_dict(seed: int, seconds: float) -> dict:
         })
         total += duration
     return {"description": f"random input, seed {seed}", "segments": segments}
+
+
+@pytest.fixture(scope="module")
+def gl():
+    """An offscreen OpenGL context (EGL; Mesa's llvmpipe without a GPU), with SDL's display up for fonts."""
+    import pygame
+
+    from pfnn_demo.render.offscreen import create_offscreen_context
+
+    pygame.display.init()
+    ctx = create_offscreen_context()
+    yield ctx
+    ctx.release()

@@ -8,19 +8,11 @@ import pytest
 
 from pfnn_demo.demo import Demo
 from pfnn_demo.phase_network import PhaseFunctionedNetwork
-from pfnn_demo.render.offscreen import OffscreenTarget, create_offscreen_context
+from pfnn_demo.render.offscreen import OffscreenTarget
 
 from virtual_gamepad import VirtualGamepad
 
 TICK = 1 / 60
-
-
-@pytest.fixture(scope="module")
-def gl():
-    pygame.display.init()
-    ctx = create_offscreen_context()
-    yield ctx
-    ctx.release()
 
 
 @pytest.fixture

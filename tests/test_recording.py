@@ -19,7 +19,7 @@ from pfnn_demo.motion.bvh_export import joints_with_translations, motion_from_wo
 from pfnn_demo.phase_network import PhaseFunctionedNetwork
 from pfnn_demo.playback import Playback
 from pfnn_demo.recording import Recorder, load_recording
-from pfnn_demo.render.offscreen import OffscreenTarget, create_offscreen_context
+from pfnn_demo.render.offscreen import OffscreenTarget
 from pfnn_demo.replay_demo import ReplayDemo
 from pfnn_demo.rotation import axis_angle_matrix
 from pfnn_demo.skeleton import PARENTS, forward_kinematics
@@ -78,22 +78,17 @@ def test_replaying_a_recordings_inputs_gives_the_same_frames(played, tmp_path):
         np.testing.assert_array_equal(first[key], second[key], err_msg=key)
 
 
-@pytest.fixture(scope="module")
-def gl():
-    pygame.display.init()
-    ctx = create_offscreen_context()
-    yield ctx
-    ctx.release()
-
-
 def test_a_recording_made_mid_play_in_the_window_replays_exactly(gl, tmp_path):
-    """Recorded from the middle of play, with the camera dragged, crouch toggled and the mode switched
-    while recording: the inputs and the start state drive the controller to the same frames."""
-    demo = Demo(gl, load_network(mode="cubic"), "jumps", record_dir=tmp_path, record_formats=("npz", "bvh"))
+    """Started with F5 in the middle of play, with the camera dragged, crouch toggled and the mode
+    switched while recording, stopped from the menu: the inputs and the start state drive the
+    controller to the same frames."""
+    demo = Demo(gl, load_network(mode="cubic"), "jumps", record_dir=tmp_path / "takes", record_formats=("npz", "bvh"))
+    target = OffscreenTarget(gl, (320, 240))
     demo.on_key(pygame.K_w, True)
     for frame in range(240):
         if frame == 60:
-            demo.toggle_recording()
+            demo.on_key(pygame.K_F5, True)
+            demo.on_key(pygame.K_F5, False)
             assert demo.recording
         if frame == 90:
             demo.on_mouse_drag(120, -30)
@@ -104,15 +99,54 @@ def test_a_recording_made_mid_play_in_the_window_replays_exactly(gl, tmp_path):
         if frame == 150:
             demo.on_key(pygame.K_m, True)        # cubic -> constant, live
         demo.update(TICK)
-    written = demo.stop_recording()
-    assert [path.suffix for path in written] == [".npz", ".bvh"]
-    assert str(written[0]) in demo.note             # the file is named on screen
-    recorded = np.load(written[0])
-    assert len(recorded["phase"]) == 180 and {str(recorded["mode_names"][i]) for i in recorded["frame_mode"]} == {"cubic", "constant"}
-    assert main(["run", "--replay-input", str(written[0]), "--record", str(tmp_path / "again.npz")]) == 0
+        if frame % 40 == 0:
+            demo.render(target.framebuffer)      # the HUD shows REC while recording
+    demo.open_menu()
+    entries = demo.menu.page.entries
+    index = next(i for i, entry in enumerate(entries) if entry.label().startswith("Recording: stop"))
+    assert "(180 frames)" in entries[index].label()
+    demo.menu.selected = index
+    demo.menu.navigate("select")
+    assert not demo.recording and not demo.menu.open
+    written = sorted((tmp_path / "takes").iterdir())
+    assert [path.suffix for path in written] == [".bvh", ".npz"]
+    assert str(written[1]) in demo.note             # the file is named on screen
+    recorded = np.load(written[1])
+    assert len(recorded["phase"]) == 180
+    assert {str(recorded["mode_names"][i]) for i in recorded["frame_mode"]} == {"cubic", "constant"}
+    assert main(["run", "--replay-input", str(written[1]), "--record", str(tmp_path / "again.npz")]) == 0
     again = np.load(tmp_path / "again.npz")
     for key in ("joint_positions", "joint_rotations", "root_position", "contacts", "phase", "trajectory_positions"):
         np.testing.assert_array_equal(recorded[key], again[key], err_msg=key)
+    np.testing.assert_allclose(read_bvh(written[0]).global_transforms()[..., :3, 3], recorded["joint_positions"],
+                               atol=0.01)
+
+
+def test_the_pads_y_button_records_and_an_unwritable_folder_is_said_on_screen(gl, tmp_path):
+    from virtual_gamepad import VirtualGamepad
+
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the folder should be")
+    demo = Demo(gl, load_network(), "plaza", record_dir=blocker / "takes", record_formats=("npz",))
+    pad = VirtualGamepad()
+    try:
+        demo.update(TICK)
+        pad.button("y", True)
+        demo.update(TICK)
+        pad.button("y", False)
+        demo.update(TICK)
+        assert not demo.recording and "Cannot record" in demo.note and "not a folder" in demo.note
+        demo.record_dir = tmp_path / "takes"
+        for _ in range(2):                            # press Y, play a second, press Y
+            pad.button("y", True)
+            demo.update(TICK)
+            pad.button("y", False)
+            for _ in range(60):
+                demo.update(TICK)
+    finally:
+        pad.detach()
+    (written,) = (tmp_path / "takes").iterdir()
+    assert load_recording(written).frames == 61 and str(written) in demo.note
 
 
 def test_a_failure_keeps_the_frames_before_it_in_either_format(tmp_path):

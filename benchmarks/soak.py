@@ -7,9 +7,10 @@ mode actions, recording start and stop, drawing with the HUD) exactly as a playe
 would, one tick per frame, rendering each frame into an offscreen EGL framebuffer. Along the way
 it switches scene every minute (through every shipped scene in turn), cycles the network mode
 every 45 s and records a few seconds now and then (written to a temporary folder, then deleted).
-The first minute is a warm-up that visits every scene and every mode once and comes back to
-the first scene, where memory is measured; the run also ends there (a bigger terrain holds
-more memory while it is loaded, so memory is compared in the same scene).
+The first minute is a warm-up that visits every scene and every mode once, records once, and comes back to
+the first scene in cubic mode, where memory is measured; the run also ends there (a bigger
+terrain holds more memory while it is loaded, and the linear and constant modes their weight
+tables, so memory is compared in the same scene and mode).
 
 It reports, after every minute of play (3600 ticks) and at the end: frames simulated, network
 failures, character resets, wall crossings (the root's step between two ticks crossing a wall's
@@ -47,6 +48,7 @@ SCENE_EVERY = 60 * 60      # ticks, after the warm-up
 MODE_EVERY = 45 * 60
 RECORD_EVERY = 150 * 60    # a recording of RECORD_TICKS every 2.5 minutes
 RECORD_TICKS = 5 * 60
+WARM_UP_RECORDING = (300, 420)   # ticks: the warm-up also records (and writes) once
 
 
 def resident_mb() -> float:
@@ -130,17 +132,17 @@ def main(argv=None) -> int:
           + f"; {len(demo.scene_names)} scenes", flush=True)
 
     crossings = off_terrain = resets = recordings = 0
-    minute_mb = None
+    minute_mb, baseline_mode = None, "cubic"
     scene_index = 0
     deadline = time.monotonic() + 60 * args.minutes
     started = time.monotonic()
     frame = 0
     previous = demo.controller.root_position[[0, 2]]
-    print("| minute of play | scene | frames | failures | resets | wall crossings | off terrain | recordings | memory MB |")
+    print("| minute of play | scene, mode | frames | failures | resets | wall crossings | off terrain | recordings | memory MB |")
     print("|---|---|---|---|---|---|---|---|---|", flush=True)
 
     def report(minute: float) -> None:
-        print(f"| {minute:.0f} | {demo.controller.scene.name} | {frame} | {demo.failures} | {resets} | {crossings} "
+        print(f"| {minute:.0f} | {demo.controller.scene.name}, {demo.controller.network.mode} | {frame} | {demo.failures} | {resets} | {crossings} "
               f"| {off_terrain} | {recordings} | {resident_mb():.1f} |", flush=True)
 
     scenes = len(demo.scene_names)
@@ -180,7 +182,8 @@ def main(argv=None) -> int:
         if frame < WARM_UP:
             if frame and frame % warm_up_stay == 0 and frame // warm_up_stay <= scenes:
                 switch_scene(scene_index + 1)
-            if frame and frame % (WARM_UP // len(MODES)) == 0:
+            mode_stay = WARM_UP // (len(MODES) + 1)      # every mode once, then back to the first one
+            if frame and frame % mode_stay == 0 and frame // mode_stay <= len(MODES):
                 demo.on_key(pygame.K_m, True)
                 demo.on_key(pygame.K_m, False)
         else:
@@ -189,20 +192,22 @@ def main(argv=None) -> int:
             if frame % MODE_EVERY == 0:
                 demo.on_key(pygame.K_m, True)
                 demo.on_key(pygame.K_m, False)
-        if frame % RECORD_EVERY == RECORD_EVERY - RECORD_TICKS:
+        if frame % RECORD_EVERY == RECORD_EVERY - RECORD_TICKS or frame == WARM_UP_RECORDING[0]:
             demo.start_recording()
-        elif frame % RECORD_EVERY == RECORD_EVERY - 1 and demo.recording:
+        elif (frame % RECORD_EVERY == RECORD_EVERY - 1 or frame == WARM_UP_RECORDING[1]) and demo.recording:
             recordings += bool(demo.stop_recording())
         play_one_tick()
         if frame % 3600 == 0:          # a minute of play
             if minute_mb is None:
-                minute_mb = resident_mb()
+                minute_mb, baseline_mode = resident_mb(), demo.controller.network.mode
             report(frame / 3600)
-    # Measure the end in the scene the baseline was measured in (memory differs by scene size).
+    # Measure the end in the scene and network mode the baseline was measured in: a bigger terrain
+    # holds more memory while loaded, and the constant and linear modes hold their weight tables.
     if demo.recording:
         recordings += bool(demo.stop_recording())
     if scene_index != 0:
         switch_scene(0)
+    demo.set_mode(baseline_mode)
     for _ in range(warm_up_stay):
         player.tick(frame)
         play_one_tick()
@@ -218,7 +223,7 @@ def main(argv=None) -> int:
     print(f"failures {demo.failures}, resets {resets}, wall crossings {crossings}, frames off terrain {off_terrain}, "
           f"recordings {recordings}")
     print(f"memory: {start_mb:.1f} MB at start, {baseline:.1f} MB after the first minute, {end_mb:.1f} MB at the end, "
-          f"both in {demo.scene_names[0]} "
+          f"both in {demo.scene_names[0]}, {baseline_mode} mode "
           f"(growth after the first minute {growth:+.1f} MB: {'flat' if growth < 5 else 'GROWING'})")
     return 0 if growth < 5 and crossings == 0 else 1
 

@@ -44,7 +44,7 @@ class Heightmap:
         self._last = np.array(heights.shape, dtype=np.int64) - 1
         self._centre_x, self._centre_z = heights.shape[0] // 2, heights.shape[1] // 2
         self._last_x, self._last_z = heights.shape[0] - 1, heights.shape[1] - 1
-        self._rows = None  # nested lists for height_at, built on first use
+        self._rows = None  # a memoryview for height_at, made on first use
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -90,9 +90,11 @@ class Heightmap:
         z1 = min(max(z_floor + 1, 0), last_z)
         rows = self._rows
         if rows is None:
-            rows = self._rows = self.heights.tolist()
-        near = rows[x0][z0] * (1 - ax) + rows[x1][z0] * ax
-        far = rows[x0][z1] * (1 - ax) + rows[x1][z1] * ax
+            # A memoryview reads single values as Python floats without keeping a float object
+            # per grid point (a nested list would hold 250,000 of them per scene).
+            rows = self._rows = memoryview(self.heights)
+        near = rows[x0, z0] * (1 - ax) + rows[x1, z0] * ax
+        far = rows[x0, z1] * (1 - ax) + rows[x1, z1] * ax
         return near * (1 - az) + far * az
 
     def normals(self, x, z, step: float | None = None) -> np.ndarray:

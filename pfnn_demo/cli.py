@@ -93,9 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay.set_defaults(handler=_replay)
 
     shot = commands.add_parser(
-        "screenshot", help="render a picture offscreen (no window) after playing a script",
-        description="Simulate a script headless, then render the last frame offscreen through EGL and "
-                    "save it as a PNG. Needs no display.")
+        "screenshot", help="render a picture offscreen (no window): a played script, a recorded frame or a BVH pose",
+        description="Simulate a script headless and render its last frame offscreen through EGL, or render "
+                    "frame K of a recording (--replay FILE --frame K) or a BVH pose (--bvh), and save it as "
+                    "a picture (.png, .jpg, .bmp, .tga). Needs no display.")
     shot.add_argument("output", metavar="OUT.png", help="picture to write")
     _add_network_options(shot)
     shot.add_argument("--scene", help="scene name or path (default: plaza, or the recording's with --replay)")

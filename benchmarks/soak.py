@@ -48,7 +48,7 @@ SCENE_EVERY = 60 * 60      # ticks, after the warm-up
 MODE_EVERY = 45 * 60
 RECORD_EVERY = 150 * 60    # a recording of RECORD_TICKS every 2.5 minutes
 RECORD_TICKS = 5 * 60
-WARM_UP_RECORDING = (300, 420)   # ticks: the warm-up also records (and writes) once
+WARM_UP_RECORDING = (100, 300)   # ticks: the warm-up also records (and writes) once
 
 
 def resident_mb() -> float:

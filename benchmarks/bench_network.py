@@ -21,9 +21,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pfnn_demo.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
+from pfnn_demo.sim.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
 from pfnn_demo.resources import default_network_path  # noqa: E402
-from pfnn_demo.weights import NetworkWeights, catmull_rom_weights, load_weights  # noqa: E402
+from pfnn_demo.sim.weights import NetworkWeights, catmull_rom_weights, load_weights  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "pfnn_original" / "control_points.npz"
 PHASE_STEP = 0.105  # radians per frame: about one gait cycle per second at 60 Hz

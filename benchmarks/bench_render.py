@@ -24,9 +24,9 @@ import numpy as np  # noqa: E402
 import pygame  # noqa: E402
 from bench_network import choose_weights  # noqa: E402
 
-from pfnn_demo.demo import Demo  # noqa: E402
-from pfnn_demo.phase_network import PhaseFunctionedNetwork  # noqa: E402
-from pfnn_demo.render.offscreen import OffscreenTarget, create_offscreen_context  # noqa: E402
+from pfnn_demo.app.demo import Demo  # noqa: E402
+from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork  # noqa: E402
+from pfnn_demo.app.render.offscreen import OffscreenTarget, create_offscreen_context  # noqa: E402
 
 
 def main(argv=None) -> int:

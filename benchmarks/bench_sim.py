@@ -20,10 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_network import choose_weights  # noqa: E402
 
-from pfnn_demo.controller import Controller  # noqa: E402
-from pfnn_demo.input_script import InputScript  # noqa: E402
-from pfnn_demo.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
-from pfnn_demo.scene import load_scene  # noqa: E402
+from pfnn_demo.sim.controller import Controller  # noqa: E402
+from pfnn_demo.sim.input_script import InputScript  # noqa: E402
+from pfnn_demo.sim.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
+from pfnn_demo.sim.scene import load_scene  # noqa: E402
 
 
 class TimedNetwork:

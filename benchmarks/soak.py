@@ -36,10 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 import pygame  # noqa: E402
-from pfnn_demo.demo import TICK, Demo  # noqa: E402
-from pfnn_demo.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
+from pfnn_demo.app.demo import TICK, Demo  # noqa: E402
+from pfnn_demo.sim.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
 from pfnn_demo.resources import default_network_path  # noqa: E402
-from pfnn_demo.weights import load_weights  # noqa: E402
+from pfnn_demo.sim.weights import load_weights  # noqa: E402
 
 MOVE_KEYS = (pygame.K_w, pygame.K_a, pygame.K_s, pygame.K_d)
 HELD_KEYS = MOVE_KEYS + (pygame.K_LSHIFT, pygame.K_q, pygame.K_j, pygame.K_l)
@@ -116,7 +116,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     size = tuple(int(v) for v in args.size.split("x"))
 
-    from pfnn_demo.render.offscreen import OffscreenTarget, create_offscreen_context
+    from pfnn_demo.app.render.offscreen import OffscreenTarget, create_offscreen_context
 
     start_mb = resident_mb()
     path = args.network or default_network_path()

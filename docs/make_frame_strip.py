@@ -18,7 +18,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pygame  # noqa: E402
 
-from pfnn_demo.cli import main  # noqa: E402
+from pfnn_demo.tools.cli import main  # noqa: E402
 
 ROWS = {                       # script: (scene, frames to show at 60 per second)
     "walk_circle": ("plaza", (100, 200, 600, 1600)),

@@ -12,15 +12,15 @@ None of them imports pygame or moderngl.
 
 __version__ = "0.1.0"
 
-from .controller import Controller, Pose
+from .sim.controller import Controller, Pose
 from .errors import NetworkOutputError, PfnnError
-from .input_script import InputScript
-from .input_state import InputState
+from .sim.input_script import InputScript
+from .sim.input_state import InputState
 from .library import load_network
-from .phase_network import MODES, PhaseFunctionedNetwork
-from .recording import Recorder, Recording, load_recording
-from .scene import Scene, load_scene, scene_files
-from .skeleton import JOINT_NAMES, PARENTS, REST_OFFSETS
+from .sim.phase_network import MODES, PhaseFunctionedNetwork
+from .sim.recording import Recorder, Recording, load_recording
+from .sim.scene import Scene, load_scene, scene_files
+from .sim.skeleton import JOINT_NAMES, PARENTS, REST_OFFSETS
 
 __all__ = ["Controller", "Pose", "InputState", "InputScript", "load_network", "load_scene", "scene_files",
            "Scene", "PhaseFunctionedNetwork", "MODES", "Recorder", "Recording", "load_recording",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from .errors import WeightsError
 from . import resources
-from .phase_network import PhaseFunctionedNetwork
-from .weights import load_weights
+from .sim.phase_network import PhaseFunctionedNetwork
+from .sim.weights import load_weights
 
 
 def load_network(path: str | Path | None = None, mode: str = "cubic") -> PhaseFunctionedNetwork:

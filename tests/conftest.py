@@ -13,7 +13,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import numpy as np
 import pytest
 
-from pfnn_demo.weights import NetworkWeights
+from pfnn_demo.sim.weights import NetworkWeights
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PFNN_SHARED", REPO.parent / "shared"))
@@ -68,7 +68,7 @@ def random_weights() -> NetworkWeights:
 @pytest.fixture(scope="session")
 def original_network_path(tmp_path_factory, original_weights):
     """The reference network saved in the project format in a temporary folder (never in the repo)."""
-    from pfnn_demo.weights import save_npz
+    from pfnn_demo.sim.weights import save_npz
 
     path = tmp_path_factory.mktemp("reference") / "original.npz"
     save_npz(original_weights, path)
@@ -102,7 +102,7 @@ def gl():
     """An offscreen OpenGL context (EGL; Mesa's llvmpipe without a GPU), with SDL's display up for fonts."""
     import pygame
 
-    from pfnn_demo.render.offscreen import create_offscreen_context
+    from pfnn_demo.app.render.offscreen import create_offscreen_context
 
     pygame.display.init()
     ctx = create_offscreen_context()

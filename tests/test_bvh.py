@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pfnn_demo.motion.bvh import BvhError, read_bvh, write_bvh
-from pfnn_demo.skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, REST_OFFSETS
+from pfnn_demo.sim.skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, REST_OFFSETS
 
 from conftest import require_shared
 

@@ -8,15 +8,15 @@ import sys
 import numpy as np
 import pytest
 
-from pfnn_demo.cli import main
-from pfnn_demo.controller import Controller
+from pfnn_demo.tools.cli import main
+from pfnn_demo.sim.controller import Controller
 from pfnn_demo.errors import NetworkOutputError
-from pfnn_demo.headless import simulate
-from pfnn_demo.input_script import InputScript
-from pfnn_demo.phase_network import PhaseFunctionedNetwork
-from pfnn_demo.recording import Recorder
-from pfnn_demo.scene import load_scene
-from pfnn_demo.weights import load_npz, save_npz, save_original_folder
+from pfnn_demo.sim.headless import simulate
+from pfnn_demo.sim.input_script import InputScript
+from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.sim.recording import Recorder
+from pfnn_demo.sim.scene import load_scene
+from pfnn_demo.sim.weights import load_npz, save_npz, save_original_folder
 
 from conftest import make_random_weights
 
@@ -118,7 +118,7 @@ def test_failure_mid_run_keeps_every_earlier_frame():
 
 
 def test_simulation_core_imports_neither_pygame_nor_moderngl():
-    code = ("import sys, pfnn_demo.controller, pfnn_demo.headless, pfnn_demo.recording, pfnn_demo.cli; "
+    code = ("import sys, pfnn_demo.sim.controller, pfnn_demo.sim.headless, pfnn_demo.sim.recording, pfnn_demo.tools.cli; "
             "bad = [m for m in ('pygame', 'moderngl', 'moderngl_window') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -11,7 +11,7 @@ from pfnn_demo.motion.bvh import read_bvh, write_bvh
 from pfnn_demo.motion.deepmimic import (DeepMimicError, SOURCE_INDEX, TO_DEMO, canonical_world_rotations,
                                         leg_length_metres, load_deepmimic, read_deepmimic, tile_loop,
                                         to_canonical_motion)
-from pfnn_demo.skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES
+from pfnn_demo.sim.skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES
 
 from conftest import REPO
 
@@ -97,7 +97,7 @@ def test_retargeted_clips_export_as_bvh_and_read_back_the_same(tmp_path):
 
 
 def test_the_retarget_command_writes_a_bvh(tmp_path):
-    from pfnn_demo.cli import main
+    from pfnn_demo.tools.cli import main
     out = tmp_path / "walk.bvh"
     assert main(["retarget", str(MOTIONS / "humanoid3d_walk.txt"), str(out), "--seconds", "3"]) == 0
     motion = read_bvh(out)
@@ -105,8 +105,8 @@ def test_the_retarget_command_writes_a_bvh(tmp_path):
 
 
 def test_stops_stand_still_on_one_phase():
-    from pfnn_demo.train.database import clip_from_motion
-    from pfnn_demo.train.synthesis import loop_cycles, stops
+    from pfnn_demo.tools.train.database import clip_from_motion
+    from pfnn_demo.tools.train.synthesis import loop_cycles, stops
 
     clip = loop_cycles(clip_from_motion(load_deepmimic(MOTIONS / "humanoid3d_walk.txt", 8.0), "walk"), 12.0)
     made = stops(clip, np.random.default_rng(0), 2)
@@ -126,15 +126,15 @@ def test_stops_stand_still_on_one_phase():
 
 @pytest.fixture(scope="module")
 def looped_walk():
-    from pfnn_demo.train.database import clip_from_motion
-    from pfnn_demo.train.synthesis import loop_cycles
+    from pfnn_demo.tools.train.database import clip_from_motion
+    from pfnn_demo.tools.train.synthesis import loop_cycles
     return loop_cycles(clip_from_motion(load_deepmimic(MOTIONS / "humanoid3d_walk.txt", 8.0), "walk"), 6.0)
 
 
 @pytest.fixture(scope="module")
 def looped_run():
-    from pfnn_demo.train.database import clip_from_motion
-    from pfnn_demo.train.synthesis import loop_cycles
+    from pfnn_demo.tools.train.database import clip_from_motion
+    from pfnn_demo.tools.train.synthesis import loop_cycles
     return loop_cycles(clip_from_motion(load_deepmimic(MOTIONS / "humanoid3d_run.txt", 8.0), "run"), 6.0)
 
 
@@ -147,12 +147,12 @@ def _planted_toe_speed(clip) -> float:
 
 
 def _bone_lengths(clip) -> np.ndarray:
-    from pfnn_demo.skeleton import PARENTS
+    from pfnn_demo.sim.skeleton import PARENTS
     return np.linalg.norm(clip.positions[:, 1:] - clip.positions[:, PARENTS[1:]], axis=-1)
 
 
 def test_crouching_lowers_the_body_and_keeps_the_feet_and_the_bones(looped_walk):
-    from pfnn_demo.train.synthesis import crouch
+    from pfnn_demo.tools.train.synthesis import crouch
 
     low = crouch(looped_walk, 30.0, 0.4)
     np.testing.assert_allclose(low.positions[:, [4, 5, 9, 10]], looped_walk.positions[:, [4, 5, 9, 10]], atol=1e-4)
@@ -171,8 +171,8 @@ def test_crouching_lowers_the_body_and_keeps_the_feet_and_the_bones(looped_walk)
 
 @pytest.mark.parametrize("degrees", [90.0, -90.0, 180.0])
 def test_side_steps_move_sideways_facing_ahead_with_planted_feet(looped_walk, degrees):
-    from pfnn_demo.train.database import facing_yaw
-    from pfnn_demo.train.synthesis import side_step
+    from pfnn_demo.tools.train.database import facing_yaw
+    from pfnn_demo.tools.train.synthesis import side_step
 
     side = side_step(looped_walk, np.radians(degrees))
     yaw = facing_yaw(side.positions.astype(np.float64))
@@ -189,7 +189,7 @@ def test_side_steps_move_sideways_facing_ahead_with_planted_feet(looped_walk, de
 
 
 def test_gait_transitions_blend_walk_into_jog_in_phase(looped_walk, looped_run):
-    from pfnn_demo.train.synthesis import transition
+    from pfnn_demo.tools.train.synthesis import transition
 
     change = transition(looped_walk, looped_run, 2.0, 0.8, 2.0)
     speed = np.linalg.norm(np.diff(change.positions[:, 0, [0, 2]], axis=0), axis=1) * 60
@@ -203,7 +203,7 @@ def test_gait_transitions_blend_walk_into_jog_in_phase(looped_walk, looped_run):
 
 
 def test_synthesis_is_seeded_and_long():
-    from pfnn_demo.train.pipeline import extended, load_clips
+    from pfnn_demo.tools.train.pipeline import extended, load_clips
 
     clips = load_clips(MOTIONS, log=lambda text: None)
     first = extended(clips[:3])
@@ -214,9 +214,9 @@ def test_synthesis_is_seeded_and_long():
 
 
 def test_rolling_ground_keeps_planted_feet_on_it_and_feeds_the_terrain_inputs(looped_walk):
-    from pfnn_demo.features import INPUT
-    from pfnn_demo.train.database import clip_windows
-    from pfnn_demo.train.synthesis import RollingGround, on_terrain
+    from pfnn_demo.sim.features import INPUT
+    from pfnn_demo.tools.train.database import clip_windows
+    from pfnn_demo.tools.train.synthesis import RollingGround, on_terrain
 
     ground = RollingGround(np.random.default_rng(3), 25.0)
     hilly = on_terrain(looped_walk, ground)
@@ -236,7 +236,7 @@ def test_rolling_ground_keeps_planted_feet_on_it_and_feeds_the_terrain_inputs(lo
 
 
 def test_slow_jogs_take_shorter_strides_at_a_running_cadence(looped_run, looped_walk):
-    from pfnn_demo.train.synthesis import (JOG_SPEEDS, MIN_JOG_CADENCE, WALK_SPEEDS, at_speed, speed_changes, speed_of,
+    from pfnn_demo.tools.train.synthesis import (JOG_SPEEDS, MIN_JOG_CADENCE, WALK_SPEEDS, at_speed, speed_changes, speed_of,
                                            time_warp)
 
     changes = speed_changes(looped_run)

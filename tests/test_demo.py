@@ -6,9 +6,9 @@ from __future__ import annotations
 import pygame
 import pytest
 
-from pfnn_demo.demo import Demo
-from pfnn_demo.phase_network import PhaseFunctionedNetwork
-from pfnn_demo.render.offscreen import OffscreenTarget
+from pfnn_demo.app.demo import Demo
+from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.app.render.offscreen import OffscreenTarget
 
 from virtual_gamepad import VirtualGamepad
 

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from pfnn_demo.errors import ScriptError
-from pfnn_demo.input_script import InputScript, example_scripts
-from pfnn_demo.input_state import STICK_DEAD_ZONE, InputState
+from pfnn_demo.sim.input_script import InputScript, example_scripts
+from pfnn_demo.sim.input_state import STICK_DEAD_ZONE, InputState
 
 
 def test_examples_parse_and_cover_the_promised_motions():

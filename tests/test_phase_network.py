@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pfnn_demo.phase_network import MODES, SET_COUNTS, PhaseFunctionedNetwork, predict_naive
-from pfnn_demo.weights import catmull_rom_weights
+from pfnn_demo.sim.phase_network import MODES, SET_COUNTS, PhaseFunctionedNetwork, predict_naive
+from pfnn_demo.sim.weights import catmull_rom_weights
 
 TWO_PI = 2 * np.pi
 

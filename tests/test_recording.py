@@ -10,19 +10,19 @@ import pygame
 import pytest
 
 from pfnn_demo import JOINT_NAMES, REST_OFFSETS, Controller, load_network, load_scene
-from pfnn_demo.cli import main
-from pfnn_demo.demo import TICK, Demo
-from pfnn_demo.headless import simulate
-from pfnn_demo.input_script import InputScript
+from pfnn_demo.tools.cli import main
+from pfnn_demo.app.demo import TICK, Demo
+from pfnn_demo.sim.headless import simulate
+from pfnn_demo.sim.input_script import InputScript
 from pfnn_demo.motion.bvh import read_bvh
 from pfnn_demo.motion.bvh_export import joints_with_translations, motion_from_world
-from pfnn_demo.phase_network import PhaseFunctionedNetwork
-from pfnn_demo.playback import Playback
-from pfnn_demo.recording import Recorder, load_recording
-from pfnn_demo.render.offscreen import OffscreenTarget
-from pfnn_demo.replay_demo import ReplayDemo
-from pfnn_demo.rotation import axis_angle_matrix
-from pfnn_demo.skeleton import PARENTS, forward_kinematics
+from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.app.playback import Playback
+from pfnn_demo.sim.recording import Recorder, load_recording
+from pfnn_demo.app.render.offscreen import OffscreenTarget
+from pfnn_demo.app.replay_demo import ReplayDemo
+from pfnn_demo.sim.rotation import axis_angle_matrix
+from pfnn_demo.sim.skeleton import PARENTS, forward_kinematics
 
 from conftest import make_random_weights
 from test_cli import FailingNetwork

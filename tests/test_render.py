@@ -5,18 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pfnn_demo.controller import Controller
-from pfnn_demo.headless import simulate
-from pfnn_demo.input_script import InputScript
-from pfnn_demo.phase_network import PhaseFunctionedNetwork
-from pfnn_demo.render.character_mesh import build_character_mesh, skin_matrices
-from pfnn_demo.render.menu import Entry, Menu, Page
-from pfnn_demo.render.offscreen import OffscreenTarget, create_offscreen_context
-from pfnn_demo.render.renderer import Renderer, ViewOptions
-from pfnn_demo.render.terrain_mesh import bake_ambient_occlusion, bake_sun_visibility, build_terrain_mesh
-from pfnn_demo.scene import load_scene
-from pfnn_demo.skeleton import rest_pose_globals
-from pfnn_demo.terrain import Heightmap
+from pfnn_demo.sim.controller import Controller
+from pfnn_demo.sim.headless import simulate
+from pfnn_demo.sim.input_script import InputScript
+from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.app.render.character_mesh import build_character_mesh, skin_matrices
+from pfnn_demo.app.render.menu import Entry, Menu, Page
+from pfnn_demo.app.render.offscreen import OffscreenTarget, create_offscreen_context
+from pfnn_demo.app.render.renderer import Renderer, ViewOptions
+from pfnn_demo.app.render.terrain_mesh import bake_ambient_occlusion, bake_sun_visibility, build_terrain_mesh
+from pfnn_demo.sim.scene import load_scene
+from pfnn_demo.sim.skeleton import rest_pose_globals
+from pfnn_demo.sim.terrain import Heightmap
 
 SIZE = (320, 240)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pfnn_demo.errors import SceneError
-from pfnn_demo.scene import Areas, load_scene, load_scene_file, scene_files
+from pfnn_demo.sim.scene import Areas, load_scene, load_scene_file, scene_files
 
 from conftest import require_shared
 
@@ -87,7 +87,7 @@ def _write(tmp_path, spec):
     ({"heightmap": "nowhere.npz", "start": [0, 0]}, "its heightmap cannot be loaded"),
 ])
 def test_malformed_scene_files(tmp_path, spec, message):
-    from pfnn_demo.terrain import Heightmap
+    from pfnn_demo.sim.terrain import Heightmap
     Heightmap.flat(10).save(tmp_path / "flat.npz")
     with pytest.raises(SceneError, match=message):
         load_scene_file(_write(tmp_path, spec))

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pfnn_demo.evaluation import record
-from pfnn_demo.input_script import InputScript
-from pfnn_demo.phase_network import PhaseFunctionedNetwork
-from pfnn_demo.scene import load_scene
+from pfnn_demo.tools.evaluation import record
+from pfnn_demo.sim.input_script import InputScript
+from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.sim.scene import load_scene
 from pfnn_demo.resources import default_network_path
-from pfnn_demo.weights import load_npz
+from pfnn_demo.sim.weights import load_npz
 
 
 @pytest.fixture(scope="module")

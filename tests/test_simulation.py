@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from pfnn_demo.controller import Controller
-from pfnn_demo.headless import simulate
-from pfnn_demo.input_script import InputScript
-from pfnn_demo.input_state import InputState
-from pfnn_demo.phase_network import PhaseFunctionedNetwork
-from pfnn_demo.recording import Recorder
-from pfnn_demo.scene import load_scene
+from pfnn_demo.sim.controller import Controller
+from pfnn_demo.sim.headless import simulate
+from pfnn_demo.sim.input_script import InputScript
+from pfnn_demo.sim.input_state import InputState
+from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.sim.recording import Recorder
+from pfnn_demo.sim.scene import load_scene
 
 from conftest import random_script_dict, require_shared
 

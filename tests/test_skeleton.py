@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pfnn_demo.rotation import axis_angle_matrix
-from pfnn_demo.skeleton import (JOINT_COUNT, JOINT_NAMES, PARENTS, forward_kinematics, local_from_global,
+from pfnn_demo.sim.rotation import axis_angle_matrix
+from pfnn_demo.sim.skeleton import (JOINT_COUNT, JOINT_NAMES, PARENTS, forward_kinematics, local_from_global,
                                 rest_pose_globals)
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pfnn_demo.errors import HeightmapError
-from pfnn_demo.terrain import ORIGINAL_CELL_SIZE, Heightmap
+from pfnn_demo.sim.terrain import ORIGINAL_CELL_SIZE, Heightmap
 
 from conftest import require_shared
 

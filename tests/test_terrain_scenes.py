@@ -7,16 +7,16 @@ import json
 import numpy as np
 import pytest
 
-from pfnn_demo.cli import main
-from pfnn_demo.controller import Controller
-from pfnn_demo.headless import simulate
-from pfnn_demo.input_script import InputScript
-from pfnn_demo.phase_network import PhaseFunctionedNetwork
-from pfnn_demo.recording import Recorder
+from pfnn_demo.tools.cli import main
+from pfnn_demo.sim.controller import Controller
+from pfnn_demo.sim.headless import simulate
+from pfnn_demo.sim.input_script import InputScript
+from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.sim.recording import Recorder
 from pfnn_demo.resources import data_dir
-from pfnn_demo.scene import load_scene, scene_files
-from pfnn_demo.terrain_gen import GENERATORS
-from pfnn_demo.walkability import check_scene, reachable_mask
+from pfnn_demo.sim.scene import load_scene, scene_files
+from pfnn_demo.tools.terrain_gen import GENERATORS
+from pfnn_demo.tools.walkability import check_scene, reachable_mask
 
 from conftest import random_script_dict
 

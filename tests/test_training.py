@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pfnn_demo.features import INPUT, OUTPUT
+from pfnn_demo.sim.features import INPUT, OUTPUT
 from pfnn_demo.motion.bvh import read_bvh
-from pfnn_demo.skeleton import BVH_TO_DEMO_UNITS
-from pfnn_demo.train import labels
-from pfnn_demo.train.database import clip_from_motion, clip_windows, mirror_clip
+from pfnn_demo.sim.skeleton import BVH_TO_DEMO_UNITS
+from pfnn_demo.tools.train import labels
+from pfnn_demo.tools.train.database import clip_from_motion, clip_windows, mirror_clip
 
 from conftest import require_shared
 
@@ -79,14 +79,14 @@ def test_smoke_training_lowers_the_loss_and_the_export_runs(tmp_path):
     from pfnn_demo.motion.deepmimic import load_deepmimic
 
     walk_clip = clip_from_motion(load_deepmimic(REPO / "data" / "motions" / "humanoid3d_walk.txt", 4.0), "walk")
-    from pfnn_demo.controller import Controller
-    from pfnn_demo.headless import simulate
-    from pfnn_demo.input_script import InputScript
-    from pfnn_demo.phase_network import PhaseFunctionedNetwork
-    from pfnn_demo.scene import load_scene
-    from pfnn_demo.train.database import normalisation
-    from pfnn_demo.train.trainer import TrainConfig, export, train
-    from pfnn_demo.weights import load_npz
+    from pfnn_demo.sim.controller import Controller
+    from pfnn_demo.sim.headless import simulate
+    from pfnn_demo.sim.input_script import InputScript
+    from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+    from pfnn_demo.sim.scene import load_scene
+    from pfnn_demo.tools.train.database import normalisation
+    from pfnn_demo.tools.train.trainer import TrainConfig, export, train
+    from pfnn_demo.sim.weights import load_npz
 
     parts = [clip_windows(c) for c in (walk_clip, mirror_clip(walk_clip))]
     X, Y, P = (np.concatenate([p[k] for p in parts]) for k in range(3))
@@ -103,8 +103,8 @@ def test_smoke_training_lowers_the_loss_and_the_export_runs(tmp_path):
 
 
 def test_looping_bending_and_warping_keep_the_motion_consistent(walk_clip):
-    from pfnn_demo.train.database import facing_yaw
-    from pfnn_demo.train.synthesis import bend, loop_cycles, time_warp
+    from pfnn_demo.tools.train.database import facing_yaw
+    from pfnn_demo.tools.train.synthesis import bend, loop_cycles, time_warp
 
     looped = loop_cycles(walk_clip, 8.0)
     assert looped.frames >= 8 * 60
@@ -125,7 +125,7 @@ def test_looping_bending_and_warping_keep_the_motion_consistent(walk_clip):
 
 
 def test_eval_compares_networks(tmp_path, capsys, original_network_path):
-    from pfnn_demo.cli import main
+    from pfnn_demo.tools.cli import main
     from pfnn_demo.resources import default_network_path
 
     assert main(["eval", "--network", str(original_network_path), "--network", str(default_network_path()),

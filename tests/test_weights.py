@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from pfnn_demo.errors import WeightsError
-from pfnn_demo.phase_network import PhaseFunctionedNetwork
-from pfnn_demo.weights import (LAYERS, NORMALISATION, load_npz, load_original_folder, load_weights,
+from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.sim.weights import (LAYERS, NORMALISATION, load_npz, load_original_folder, load_weights,
                                save_npz, save_original_folder)
 
 
@@ -162,9 +162,9 @@ def test_npz_from_the_future(tmp_path, random_weights):
 def test_the_heel_contact_flag_round_trips_and_steers_the_foot_ik(tmp_path, random_weights):
     import dataclasses
 
-    from pfnn_demo.controller import Controller
-    from pfnn_demo.phase_network import PhaseFunctionedNetwork
-    from pfnn_demo.scene import load_scene
+    from pfnn_demo.sim.controller import Controller
+    from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+    from pfnn_demo.sim.scene import load_scene
 
     save_npz(random_weights, tmp_path / "toes.npz")
     save_npz(dataclasses.replace(random_weights, heel_contacts=True), tmp_path / "heels.npz")

@@ -55,7 +55,7 @@ def test_the_window_console_is_quiet_unless_verbose(display):
 
 
 def test_the_replay_window_opens_quietly(display, tmp_path):
-    from pfnn_demo.cli import main
+    from pfnn_demo.tools.cli import main
 
     recording = tmp_path / "walk.npz"
     assert main(["run", "--headless", "--script", "walk_circle", "--frames", "120", "--record", str(recording)]) == 0

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PfnnError
-from ..rotation import axis_angle_matrix
+from ..sim.rotation import axis_angle_matrix
 
 _AXES = {"X": np.array([1.0, 0.0, 0.0]), "Y": np.array([0.0, 1.0, 0.0]), "Z": np.array([0.0, 0.0, 1.0])}
 

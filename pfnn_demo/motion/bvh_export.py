@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rotation import matrix_to_euler_zyx
-from ..skeleton import JOINT_NAMES, PARENTS, REST_OFFSETS
+from ..sim.rotation import matrix_to_euler_zyx
+from ..sim.skeleton import JOINT_NAMES, PARENTS, REST_OFFSETS
 from .bvh import Motion
 
 POSITION = ["Xposition", "Yposition", "Zposition"]

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PfnnError
-from ..rotation import matrix_to_euler_zyx, matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
-from ..skeleton import JOINT_NAMES, PARENTS, _REST_OFFSETS_BVH
+from ..sim.rotation import matrix_to_euler_zyx, matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
+from ..sim.skeleton import JOINT_NAMES, PARENTS, _REST_OFFSETS_BVH
 from .bvh import Motion
 
 FRAME_VALUES = 44

@@ -14,7 +14,7 @@ from typing import Callable
 import moderngl_window as mglw
 import pygame
 
-from .errors import PfnnError
+from ..errors import PfnnError
 
 
 class PfnnWindow(mglw.WindowConfig):

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import HeightmapError, SceneError
-from .resources import data_dir
+from ..errors import HeightmapError, SceneError
+from ..resources import data_dir
 from .terrain import Heightmap
 
 CROUCH_WAVE = 50.0  # wavelength and amplitude of the crouch ceiling (spec 2, 6.6)

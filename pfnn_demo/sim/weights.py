@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import WeightsError
+from ..errors import WeightsError
 
 FORMAT_VERSION = 1
 CONTROL_POINTS = 4

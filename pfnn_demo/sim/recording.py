@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import PfnnError
+from ..errors import PfnnError
 from .input_state import InputState
 from .phase_network import MODES
 from .skeleton import JOINT_NAMES, PARENTS, REST_OFFSETS
@@ -108,8 +108,8 @@ class Recorder:
         arrays = self.arrays()
         try:
             if suffix == ".bvh":
-                from .motion.bvh import write_bvh
-                from .motion.bvh_export import motion_from_world
+                from ..motion.bvh import write_bvh
+                from ..motion.bvh_export import motion_from_world
 
                 write_bvh(motion_from_world(arrays["joint_positions"], arrays["joint_rotations"], 1.0 / FPS), path)
             else:
@@ -203,7 +203,7 @@ def load_recording(path: str | Path, bvh_scale: float = 1.0) -> Recording:
     if not path.is_file():
         raise RecordingError("no such recording", path)
     if suffix == ".bvh":
-        from .motion.bvh import read_bvh
+        from ..motion.bvh import read_bvh
 
         motion = read_bvh(path)
         if list(motion.names) != list(JOINT_NAMES):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..terrain import Heightmap
+from ...sim.terrain import Heightmap
 from .lighting import terrain_light_srgb
 
 AO_DIRECTIONS = 16      # azimuths of the horizon search

@@ -14,7 +14,7 @@ import dataclasses
 import numpy as np
 from scipy import ndimage
 
-from .terrain import ORIGINAL_CELL_SIZE, grid_world_xz
+from ..sim.terrain import ORIGINAL_CELL_SIZE, grid_world_xz
 
 WALL_WIDTH = 20.0
 
@@ -190,7 +190,7 @@ def write_scene(generated: Generated, folder, name: str, display_name: str, desc
     import json
     from pathlib import Path
 
-    from .terrain import Heightmap
+    from ..sim.terrain import Heightmap
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..skeleton import JOINT_NAMES, PARENTS, rest_pose_globals
+from ...sim.skeleton import JOINT_NAMES, PARENTS, rest_pose_globals
 
 _INDEX = {name: i for i, name in enumerate(JOINT_NAMES)}
 

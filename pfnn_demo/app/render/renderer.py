@@ -13,7 +13,7 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from ..resources import data_dir
+from ...resources import data_dir
 from .character_mesh import build_character_mesh, skin_matrices
 from .debug_geometry import debug_geometry
 from . import lighting

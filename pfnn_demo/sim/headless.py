@@ -6,7 +6,7 @@ import sys
 import time
 
 from .controller import Controller
-from .errors import NetworkOutputError
+from ..errors import NetworkOutputError
 from .input_script import InputScript
 from .recording import RecordedInput, Recorder
 

@@ -10,10 +10,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__
-from .errors import PfnnError
-from .phase_network import MODES
-from .recording import DEFAULT_RECORD_DIR, check_destination
+from .. import __version__
+from ..errors import PfnnError
+from ..sim.phase_network import MODES
+from ..sim.recording import DEFAULT_RECORD_DIR, check_destination
 from .train.trainer import TrainConfig   # torch is imported only when training starts
 
 SUBCOMMANDS = ("run", "replay", "screenshot", "make-terrain", "train", "retarget", "eval", "convert-weights")
@@ -205,7 +205,7 @@ def _terrain_kinds_help() -> str:
 def _make_terrain(args) -> int:
     import inspect
 
-    from .scene import load_scene_file
+    from ..sim.scene import load_scene_file
     from .terrain_gen import GENERATORS, write_scene
     from .walkability import check_scene
 
@@ -237,11 +237,11 @@ def _make_terrain(args) -> int:
 
 def _evaluate(args) -> int:
     from .evaluation import evaluate, plot, table
-    from .input_script import InputScript, example_scripts
-    from .phase_network import PhaseFunctionedNetwork
-    from .resources import default_network_path
-    from .scene import load_scene
-    from .weights import load_weights
+    from ..sim.input_script import InputScript, example_scripts
+    from ..sim.phase_network import PhaseFunctionedNetwork
+    from ..resources import default_network_path
+    from ..sim.scene import load_scene
+    from ..sim.weights import load_weights
 
     paths = args.network or [str(default_network_path())]
     networks = {}
@@ -265,8 +265,8 @@ def _train(args) -> int:
 
 
 def _retarget(args) -> int:
-    from .motion.bvh import read_bvh, write_bvh
-    from .motion.deepmimic import load_deepmimic
+    from ..motion.bvh import read_bvh, write_bvh
+    from ..motion.deepmimic import load_deepmimic
     from .train.database import retarget_to_canonical
 
     source = Path(args.source)
@@ -295,13 +295,13 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def _load_network(args):
-    from .library import load_network
+    from ..library import load_network
 
     return load_network(args.network, args.mode)
 
 
 def _list_scenes() -> int:
-    from .scene import load_scene_file, scene_files
+    from ..sim.scene import load_scene_file, scene_files
 
     for name, path in scene_files().items():
         try:
@@ -321,15 +321,15 @@ def _run(args) -> int:
         raise PfnnError("--record is for headless runs (--headless --script FILE); in the window, F5, the pad's "
                         "Y or the menu records into --record-dir")
     network = _load_network(args)   # a missing network is the first thing to report
-    from .scene import load_scene
+    from ..sim.scene import load_scene
 
     scene = args.scene or "plaza"
     load_scene(scene)   # reports a bad scene before a window opens
     record_dir = Path(args.record_dir)
     formats = ("npz", "bvh") if args.record_format == "both" else (args.record_format,)
     _quiet_libraries(args.verbose)
-    from .demo import Demo
-    from .window_app import run_window
+    from ..app.demo import Demo
+    from ..app.window_app import run_window
 
     run_window(lambda ctx: Demo(ctx, network, scene, record_dir, formats), args.size, args.fullscreen,
                verbose=args.verbose)
@@ -351,9 +351,9 @@ def _quiet_libraries(verbose: bool) -> None:
 
 
 def _replay(args) -> int:
-    from .playback import Playback
-    from .recording import load_recording
-    from .scene import load_scene
+    from ..app.playback import Playback
+    from ..sim.recording import load_recording
+    from ..sim.scene import load_scene
 
     recording = load_recording(args.recording, args.bvh_scale)
     scene = load_scene(args.scene or recording.scene or "plaza")
@@ -362,8 +362,8 @@ def _replay(args) -> int:
     playback.seek(args.frame)
     playback.paused = args.paused
     _quiet_libraries(args.verbose)
-    from .replay_demo import ReplayDemo
-    from .window_app import run_window
+    from ..app.replay_demo import ReplayDemo
+    from ..app.window_app import run_window
 
     title = Path(args.recording).name
     run_window(lambda ctx: ReplayDemo(ctx, playback, title), args.size, args.fullscreen,
@@ -380,10 +380,10 @@ def _check_frame(frame: int, recording) -> None:
 def _screenshot(args) -> int:
     import math
 
-    from .render.hud import Hud
-    from .render.offscreen import OffscreenTarget, create_offscreen_context, save_png
-    from .render.renderer import Renderer, ViewOptions
-    from .scene import load_scene
+    from ..app.render.hud import Hud
+    from ..app.render.offscreen import OffscreenTarget, create_offscreen_context, save_png
+    from ..app.render.renderer import Renderer, ViewOptions
+    from ..sim.scene import load_scene
 
     check_destination(args.output, IMAGE_FORMATS)
     if args.bvh and args.replay:
@@ -414,11 +414,11 @@ IMAGE_FORMATS = (".png", ".jpg", ".jpeg", ".bmp", ".tga")
 
 
 def _replay_frame(args):
-    from .playback import Playback
-    from .recording import load_recording
-    from .render.replay_hud import ReplayHud
-    from .replay_demo import HELP
-    from .scene import load_scene
+    from ..app.playback import Playback
+    from ..sim.recording import load_recording
+    from ..app.render.replay_hud import ReplayHud
+    from ..app.replay_demo import HELP
+    from ..sim.scene import load_scene
 
     recording = load_recording(args.replay)
     playback = Playback(recording, load_scene(args.scene or recording.scene or "plaza"))
@@ -431,9 +431,9 @@ def _replay_frame(args):
 
 
 def _simulated_frame(args, scene):
-    from .controller import Controller
-    from .headless import simulate
-    from .input_script import InputScript
+    from ..sim.controller import Controller
+    from ..sim.headless import simulate
+    from ..sim.input_script import InputScript
 
     script = InputScript.load(args.script)
     controller = Controller(_load_network(args), scene)
@@ -445,8 +445,8 @@ def _simulated_frame(args, scene):
 
 
 def _still_pose(args, scene):
-    from .motion.bvh import read_bvh
-    from .render.still_pose import StillPose
+    from ..motion.bvh import read_bvh
+    from ..app.render.still_pose import StillPose
 
     motion = read_bvh(args.bvh)
     if not 0 <= args.bvh_frame < motion.frames:
@@ -455,11 +455,11 @@ def _still_pose(args, scene):
 
 
 def _run_headless(args) -> int:
-    from .controller import Controller
-    from .headless import simulate
-    from .input_script import InputScript
-    from .recording import Recorder, RecordedInput, load_recording
-    from .scene import load_scene
+    from ..sim.controller import Controller
+    from ..sim.headless import simulate
+    from ..sim.input_script import InputScript
+    from ..sim.recording import Recorder, RecordedInput, load_recording
+    from ..sim.scene import load_scene
 
     if args.record:
         check_destination(args.record)        # before any work: a bad destination loses nothing
@@ -502,7 +502,7 @@ def _run_headless(args) -> int:
 
 
 def _convert_weights(args) -> int:
-    from .weights import load_original_folder, save_npz
+    from ..sim.weights import load_original_folder, save_npz
 
     destination = Path(args.destination)
     if destination.suffix.lower() != ".npz":

@@ -7,10 +7,10 @@ import dataclasses
 import numpy as np
 from pyglm import glm
 
-from ..camera import OrbitCamera
-from ..errors import PfnnError
-from ..scene import Scene
-from ..skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES
+from ...sim.camera import OrbitCamera
+from ...errors import PfnnError
+from ...sim.scene import Scene
+from ...sim.skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES
 
 
 @dataclasses.dataclass

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .controller import Controller
-from .headless import simulate
-from .input_script import InputScript
-from .recording import Recorder
+from ..sim.controller import Controller
+from ..sim.headless import simulate
+from ..sim.input_script import InputScript
+from ..sim.recording import Recorder
 
 FPS = 60
 METRICS = ("completed", "foot skate", "contact height", "tracking", "turn time", "phase speed walk",

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..features import SIDE_OFFSET
-from ..rotation import rotate_y, yaw_of
-from ..trajectory import BUMP, CROUCH, JUMP, SAMPLE_FRAMES
+from ...sim.features import SIDE_OFFSET
+from ...sim.rotation import rotate_y, yaw_of
+from ...sim.trajectory import BUMP, CROUCH, JUMP, SAMPLE_FRAMES
 
 LIFT = 2.0
 

@@ -13,7 +13,7 @@ from pyglm import glm
 import numpy as np
 
 from .camera import OrbitCamera
-from .errors import NetworkOutputError
+from ..errors import NetworkOutputError
 from .features import INPUT, INPUT_SIZE, read_output
 from .foot_ik import FootIK
 from .input_state import InputState

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import HeightmapError
+from ..errors import HeightmapError
 
 ORIGINAL_CELL_SIZE = 3.937007874
 ORIGINAL_VERTICAL_SCALE = 3.0

@@ -18,7 +18,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
 from pygame._sdl2 import controller as sdl_controller  # noqa: E402
 
-from .input_state import InputState  # noqa: E402
+from ..sim.input_state import InputState  # noqa: E402
 
 AXIS_SCALE = 32768.0
 MOUSE_TURN = 0.005        # radians of camera yaw/pitch per pixel dragged

@@ -10,9 +10,9 @@ import math
 import numpy as np
 from pyglm import glm
 
-from .camera import TARGET_HEIGHT, OrbitCamera
-from .recording import INPUT_COLUMNS, Recording
-from .scene import Scene
+from ..sim.camera import TARGET_HEIGHT, OrbitCamera
+from ..sim.recording import INPUT_COLUMNS, Recording
+from ..sim.scene import Scene
 
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import PfnnError
-from ..weights import NetworkWeights, save_npz
+from ...errors import PfnnError
+from ...sim.weights import NetworkWeights, save_npz
 
 
 def _torch():

@@ -4,7 +4,7 @@ app and offscreen tests drive either."""
 
 from __future__ import annotations
 
-from .camera import PITCH_MAX, PITCH_MIN
+from ..sim.camera import PITCH_MAX, PITCH_MIN
 from .devices import MOUSE_TURN, Gamepad, Keyboard, pygame
 from .playback import Playback
 from .render.renderer import Renderer, ViewOptions

@@ -13,10 +13,10 @@ import dataclasses
 import numpy as np
 from scipy import ndimage
 
-from ..features import INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLES, SAMPLE_STEP
-from ..rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotate_y, yaw_matrix
-from ..motion.bvh import Motion
-from ..skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, _REST_OFFSETS_BVH
+from ...sim.features import INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLES, SAMPLE_STEP
+from ...sim.rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotate_y, yaw_matrix
+from ...motion.bvh import Motion
+from ...sim.skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, _REST_OFFSETS_BVH
 from . import labels
 
 FPS = 60

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import PfnnError
-from ..motion.bvh import read_bvh
-from ..motion.deepmimic import load_deepmimic
+from ...errors import PfnnError
+from ...motion.bvh import read_bvh
+from ...motion.deepmimic import load_deepmimic
 from .database import clip_from_motion, clip_windows, mirror_clip, normalisation
 from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_cycles, on_terrain, side_step,
                         speed_changes, stops, time_warp, transition, variations)

@@ -8,7 +8,7 @@ from pathlib import Path
 import moderngl
 import numpy as np
 
-from ..errors import PfnnError
+from ...errors import PfnnError
 
 
 def create_offscreen_context() -> moderngl.Context:

@@ -8,17 +8,17 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .camera import PITCH_MAX, PITCH_MIN
-from .controller import Controller
+from ..sim.camera import PITCH_MAX, PITCH_MIN
+from ..sim.controller import Controller
 from .devices import MOUSE_TURN, PlayerInput, pygame
-from .errors import NetworkOutputError, PfnnError
+from ..errors import NetworkOutputError, PfnnError
 from .memory import return_large_blocks_to_the_system
-from .phase_network import MODES, PhaseFunctionedNetwork
-from .recording import DEFAULT_RECORD_DIR, Recorder, check_destination
+from ..sim.phase_network import MODES, PhaseFunctionedNetwork
+from ..sim.recording import DEFAULT_RECORD_DIR, Recorder, check_destination
 from .render.hud import Hud
 from .render.menu import Entry, Menu, Page
 from .render.renderer import Renderer, ViewOptions
-from .scene import load_scene, scene_files
+from ..sim.scene import load_scene, scene_files
 
 TICK = 1.0 / 60.0
 MAX_STEPS_PER_FRAME = 8     # beyond this the simulation slows instead of spiralling

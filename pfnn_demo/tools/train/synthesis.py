@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
-from ..rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
+from ...sim.rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
 from . import labels
 from .database import Clip, FPS, facing_yaw
 

@@ -31,9 +31,9 @@ import json
 import math
 from pathlib import Path
 
-from .errors import ScriptError
+from ..errors import ScriptError
 from .input_state import InputState
-from .resources import data_dir
+from ..resources import data_dir
 
 FPS = 60
 _FIELDS = {"duration", "label", "move", "move_turn", "look", "strafe", "jog", "crouch", "ik", "responsive",

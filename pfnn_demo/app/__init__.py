@@ -1,0 +1,1 @@
+"""The interactive app: window, input devices, the demo loop, menu and renderer."""

@@ -1,0 +1,1 @@
+"""Tools around the simulation: the command line, evaluation, training and terrain authoring."""

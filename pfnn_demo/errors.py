@@ -34,4 +34,8 @@ class ScriptError(PfnnError):
 
 
 class NetworkOutputError(PfnnError):
-    """The network produced NaN or infinite values."""
+    """The network produced NaN or infinite values; `characters` says whose (indices into a crowd)."""
+
+    def __init__(self, message: str, characters=()):
+        super().__init__(message)
+        self.characters = tuple(int(i) for i in characters)

@@ -102,9 +102,9 @@ class FailingNetwork(PhaseFunctionedNetwork):
         super().__init__(weights, "cubic")
         self.calls, self.fail_after = 0, fail_after
 
-    def predict(self, x, phase):
+    def predict_batch(self, x, phases):
         self.calls += 1
-        y = super().predict(x, phase)
+        y = super().predict_batch(x, phases)
         return y * np.nan if self.calls > self.fail_after else y
 
 

@@ -45,17 +45,25 @@ assert INPUT_SIZE == 342 and OUTPUT_SIZE == 311
 
 
 def read_output(y: np.ndarray) -> dict[str, np.ndarray]:
-    """Named views into one output vector."""
+    """Named views into one output vector (311,) or a batch of them (N, 311); the root turn and
+    phase step are floats for one vector, (N,) arrays for a batch."""
+    def part(name):
+        return y[..., OUTPUT[name]]
+
+    def scalar(name):
+        value = part(name)[..., 0]
+        return float(value) if y.ndim == 1 else value
+
     return {
-        "root_velocity": y[OUTPUT["root_velocity"]],
-        "root_turn": float(y[OUTPUT["root_turn"]][0]),
-        "phase_step": float(y[OUTPUT["phase_step"]][0]),
-        "contacts": y[OUTPUT["contacts"]],
-        "future_x": y[OUTPUT["future_x"]],
-        "future_z": y[OUTPUT["future_z"]],
-        "future_direction_x": y[OUTPUT["future_direction_x"]],
-        "future_direction_z": y[OUTPUT["future_direction_z"]],
-        "joint_positions": y[OUTPUT["joint_positions"]].reshape(JOINTS, 3),
-        "joint_velocities": y[OUTPUT["joint_velocities"]].reshape(JOINTS, 3),
-        "joint_rotations": y[OUTPUT["joint_rotations"]].reshape(JOINTS, 3),
+        "root_velocity": part("root_velocity"),
+        "root_turn": scalar("root_turn"),
+        "phase_step": scalar("phase_step"),
+        "contacts": part("contacts"),
+        "future_x": part("future_x"),
+        "future_z": part("future_z"),
+        "future_direction_x": part("future_direction_x"),
+        "future_direction_z": part("future_direction_z"),
+        "joint_positions": part("joint_positions").reshape(y.shape[:-1] + (JOINTS, 3)),
+        "joint_velocities": part("joint_velocities").reshape(y.shape[:-1] + (JOINTS, 3)),
+        "joint_rotations": part("joint_rotations").reshape(y.shape[:-1] + (JOINTS, 3)),
     }

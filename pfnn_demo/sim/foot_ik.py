@@ -1,17 +1,17 @@
-"""Foot IK (spec 7): lock feet in contact, keep them on the terrain, align heels and toes.
+"""Foot IK (spec 7) for N characters at once: lock feet in contact, keep them on the terrain,
+align heels and toes.
 
-Per-frame small-matrix work on two legs of four joints each, so it is written with pyglm
-(float32, the same maths library as the original demo) rather than with numpy, whose per-call
-overhead would dominate 4x4 operations.
+Every quantity carries a leading (N, 2) axis pair: character, then leg (left, right). The maths
+is the original's, step by step, as batched 4x4 transforms (column vectors: rotation in [:3, :3],
+translation in [:3, 3]); a step the original skips for a leg (a heel already on its target, a
+foot out of contact) is computed anyway and discarded with a mask.
 """
 
 from __future__ import annotations
 
-import math
-
-from pyglm import glm
 import numpy as np
 
+from .rotation import axis_angle_matrix, matrix_to_quat, quat_slerp, quat_to_matrix
 from .skeleton import LEFT_LEG, RIGHT_LEG
 from .terrain import Heightmap
 
@@ -24,166 +24,187 @@ EPSILON = 1.0
 HEEL_BEND = 4.0
 TOE_BEND_UP = 10.0
 
-LEGS = (LEFT_LEG, RIGHT_LEG)
-# Effector slots, as the original: 0 left heel, 1 right heel, 2 left toe, 3 right toe.
-HEEL_SLOTS, TOE_SLOTS = (0, 1), (2, 3)
+ROLES = ("root", "hip", "knee", "heel", "toe")
+# Joint of each role on each leg: (5 roles, 2 legs).
+LEG_JOINTS = np.array([[LEFT_LEG[role], RIGHT_LEG[role]] for role in ROLES])
+# Effector slots, as the original: 0 left heel, 1 right heel, 2 left toe, 3 right toe; here (N, 2 ends, 2 legs).
+HEEL, TOE = 0, 1
 
 
-def to_glm(matrix: np.ndarray) -> glm.mat4:
-    return glm.mat4(*matrix.T.ravel().tolist())  # glm is column-major
+def _normalize(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
 
-def from_glm(matrix: glm.mat4) -> np.ndarray:
-    return np.array(matrix.to_list(), np.float32).T
+def _safe_normalize(v: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    length = np.linalg.norm(v, axis=-1, keepdims=True)
+    return np.where(length > 1e-6, v / np.where(length > 1e-6, length, 1.0), fallback)
 
 
-def _angle(u: glm.vec3, v: glm.vec3) -> float:
-    return math.acos(min(max(glm.dot(glm.normalize(u), glm.normalize(v)), -1.0), 1.0))
+def _angle(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return np.arccos(np.clip(np.sum(_normalize(u) * _normalize(v), axis=-1), -1.0, 1.0))
 
 
-def _safe_normalize(v: glm.vec3, fallback: glm.vec3) -> glm.vec3:
-    length = glm.length(v)
-    return v / length if length > 1e-6 else fallback
+def _rigid_inverse(m: np.ndarray) -> np.ndarray:
+    rotation = np.swapaxes(m[..., :3, :3], -1, -2)
+    out = np.zeros_like(m)
+    out[..., :3, :3] = rotation
+    out[..., :3, 3] = -np.einsum("...ij,...j->...i", rotation, m[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
 
 
-def _mix_transforms(a: glm.mat4, b: glm.mat4, t: float) -> glm.mat4:
+def _mix_transforms(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
     """Slerp of the rotations (shortest arc), lerp of the translations (spec 6.1 mix_transforms)."""
-    rotation = glm.mat4_cast(glm.slerp(glm.quat_cast(glm.mat3(a)), glm.quat_cast(glm.mat3(b)), t))
-    rotation[3] = glm.mix(a[3], b[3], t)
-    return rotation
+    out = np.zeros_like(a)
+    rotation = quat_slerp(matrix_to_quat(a[..., :3, :3]), matrix_to_quat(b[..., :3, :3]), t)
+    out[..., :3, :3] = quat_to_matrix(rotation)
+    out[..., :3, 3] = a[..., :3, 3] + t[..., None] * (b[..., :3, 3] - a[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
 
 
-def _ground_frame(forward: glm.vec3, across: glm.vec3, origin: glm.vec3) -> glm.mat4:
+def _ground_frame(forward: np.ndarray, across: np.ndarray, origin: np.ndarray) -> np.ndarray:
     """The heel's or toe's target frame: z along `forward`, x across, y down, at `origin`
     (spec 7.3-7.4: columns (X, -U, Z) with U = normalize(S x Z), X = Z x U)."""
-    z = glm.normalize(forward)
-    up = glm.normalize(glm.cross(glm.normalize(across), z))
-    x = glm.cross(z, up)
-    return glm.mat4(glm.vec4(x, 0), glm.vec4(-up, 0), glm.vec4(z, 0), glm.vec4(origin, 1))
+    z = _normalize(forward)
+    up = _normalize(np.cross(_normalize(across), z))
+    x = np.cross(z, up)
+    out = np.zeros(forward.shape[:-1] + (4, 4))
+    out[..., :3, 0], out[..., :3, 1], out[..., :3, 2], out[..., :3, 3] = x, -up, z, origin
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def _clamp_height(points: np.ndarray, terrain: Heightmap, lift: float, low: np.ndarray, high: np.ndarray) -> None:
+    points[..., 1] = np.clip(terrain.sample(points[..., 0], points[..., 2]) + lift, low, high)
 
 
 class FootIK:
-    def __init__(self, use_heel_contacts: bool = False):
+    """The IK state (locks, locked positions, smoothed ground heights) of N characters."""
+
+    def __init__(self, count: int = 1, use_heel_contacts: bool = False):
         # The original locks on toe contacts only; heel contacts can be added (max of heel and toe).
         self.use_heel_contacts = use_heel_contacts
-        self.reset(0.0)
+        self.lock = np.zeros((count, 2, 2))          # (N, heel/toe, leg)
+        self.position = np.zeros((count, 2, 2, 3))
+        self.height = np.zeros((count, 2, 2))
 
-    def reset(self, height: float) -> None:
-        self.lock = [0.0] * 4
-        self.position = [glm.vec3(0)] * 4
-        self.height = [float(height)] * 4
+    def reset(self, index, height) -> None:
+        self.lock[index] = 0.0
+        self.position[index] = 0.0
+        self.height[index] = np.asarray(height, np.float64)[..., None, None]
 
-    def leg_contacts(self, contacts: np.ndarray) -> tuple[float, float]:
-        """Per-leg contact weight from the network's (L heel, L toe, R heel, R toe)."""
-        c = [float(v) for v in contacts]
+    def leg_contacts(self, contacts: np.ndarray) -> np.ndarray:
+        """(N, 2) per-leg contact weight from the network's (N, 4) (L heel, L toe, R heel, R toe)."""
+        c = np.asarray(contacts, np.float64)
         if self.use_heel_contacts:
-            return max(c[0], c[1]), max(c[2], c[3])
-        return c[1], c[3]
+            return np.stack([np.maximum(c[:, 0], c[:, 1]), np.maximum(c[:, 2], c[:, 3])], axis=1)
+        return c[:, [1, 3]]
 
-    def solve(self, global_pose: np.ndarray, contacts: np.ndarray, terrain: Heightmap) -> np.ndarray:
-        """Global transforms (J, 4, 4) of the network's pose -> the same after IK."""
-        height_at = terrain.height_at
-        contact = self.leg_contacts(contacts)
-        chains = []
-        for leg in LEGS:
-            g = {role: to_glm(global_pose[leg[role]]) for role in ("root", "hip", "knee", "heel", "toe")}
-            local = {"hip": glm.inverse(g["root"]) * g["hip"], "knee": glm.inverse(g["hip"]) * g["knee"],
-                     "heel": glm.inverse(g["knee"]) * g["heel"], "toe": glm.inverse(g["heel"]) * g["toe"]}
-            chains.append((g, local))
+    def solve(self, global_pose: np.ndarray, contacts: np.ndarray, terrain: Heightmap,
+              active: np.ndarray | None = None) -> np.ndarray:
+        """Global transforms (N, J, 4, 4) of the network's poses -> the same after IK. Only the
+        `active` characters (N,) are solved and have their locks updated; the others pass through."""
+        count = len(global_pose)
+        active = np.ones(count, bool) if active is None else np.asarray(active, bool)
+        contact = self.leg_contacts(contacts)                                   # (N, 2)
+        g = {role: global_pose[:, LEG_JOINTS[r]].astype(np.float64) for r, role in enumerate(ROLES)}   # (N, 2, 4, 4)
+        local = {child: _rigid_inverse(g[parent]) @ g[child]
+                 for parent, child in zip(ROLES[:-1], ROLES[1:])}
 
         # 7.1 targets: the locked position where locked, never below the smoothed terrain.
-        keys = []
-        for slot, (leg, role, lift) in enumerate(((0, "heel", HEEL_HEIGHT), (1, "heel", HEEL_HEIGHT),
-                                                  (0, "toe", TOE_HEIGHT), (1, "toe", TOE_HEIGHT))):
-            key = glm.mix(glm.vec3(chains[leg][0][role][3]), self.position[slot], self.lock[slot])
-            self.height[slot] += SMOOTHNESS * (height_at(key.x, key.z) + lift - self.height[slot])
-            key.y = max(key.y, self.height[slot])
-            keys.append(key)
+        animated = np.stack([g["heel"][..., :3, 3], g["toe"][..., :3, 3]], axis=1)            # (N, 2, 2, 3)
+        keys = animated + self.lock[..., None] * (self.position - animated)
+        lift = np.array([HEEL_HEIGHT, TOE_HEIGHT])[None, :, None]
+        ground = terrain.sample(keys[..., 0], keys[..., 2]).astype(np.float64)
+        height = self.height + SMOOTHNESS * (ground + lift - self.height)
+        keys[..., 1] = np.maximum(keys[..., 1], height)
 
-        for leg, (g, local) in enumerate(chains):
-            weight = min(max(2.5 * contact[leg], 0.0), 1.0)
-            self._two_joint(g, local, keys[HEEL_SLOTS[leg]])
+        weight = np.clip(2.5 * contact, 0.0, 1.0)                               # (N, 2)
+        self._two_joint(g, local, keys[:, HEEL])
+        self._forward(g, local)
+        touching = weight > 0
+        if np.any(touching):
+            heel = self._orient_heel(g, local, keys[:, TOE], weight, terrain)
+            local["heel"] = np.where(touching[..., None, None], heel, local["heel"])
             self._forward(g, local)
-            if weight > 0:
-                self._orient_heel(g, local, keys[TOE_SLOTS[leg]], weight, height_at)
-                self._forward(g, local)
-                self._orient_toe(g, local, weight, height_at)
-                self._forward(g, local)
+            toe = self._orient_toe(g, local, weight, terrain)
+            local["toe"] = np.where(touching[..., None, None], toe, local["toe"])
+            self._forward(g, local)
 
         # 7.5 locks: engage on contact, fade out after it.
-        for leg, (g, _) in enumerate(chains):
-            heel, toe = HEEL_SLOTS[leg], TOE_SLOTS[leg]
-            if self.lock[heel] == 0 and contact[leg] >= THRESHOLD:
-                self.lock[heel] = self.lock[toe] = 1.0
-                self.position[heel] = glm.vec3(g["heel"][3])
-                self.position[toe] = glm.vec3(g["toe"][3])
-            elif self.lock[heel] > 0 and contact[leg] < THRESHOLD:
-                self.lock[heel] = min(max(self.lock[heel] - FADE, 0.0), 1.0)
-                self.lock[toe] = min(max(self.lock[toe] - FADE, 0.0), 1.0)
+        heel_lock = self.lock[:, HEEL]
+        engage = active[:, None] & (heel_lock == 0) & (contact >= THRESHOLD)
+        release = active[:, None] & (heel_lock > 0) & (contact < THRESHOLD)
+        lock = np.where(release[:, None], np.clip(self.lock - FADE, 0.0, 1.0), self.lock)
+        self.lock = np.where(engage[:, None], 1.0, lock)
+        reached = np.stack([g["heel"][..., :3, 3], g["toe"][..., :3, 3]], axis=1)
+        self.position = np.where(engage[:, None, :, None], reached, self.position)
+        self.height = np.where(active[:, None, None], height, self.height)
 
         out = global_pose.copy()
-        for leg, (g, _) in zip(LEGS, chains):
-            for role in ("hip", "knee", "heel", "toe"):
-                out[leg[role]] = from_glm(g[role])
+        for r, role in enumerate(ROLES[1:], start=1):
+            out[:, LEG_JOINTS[r]] = np.where(active[:, None, None, None], g[role].astype(np.float32),
+                                             out[:, LEG_JOINTS[r]])
         return out
 
     @staticmethod
     def _forward(g: dict, local: dict) -> None:
-        g["hip"] = g["root"] * local["hip"]
-        g["knee"] = g["hip"] * local["knee"]
-        g["heel"] = g["knee"] * local["heel"]
-        g["toe"] = g["heel"] * local["toe"]
+        g["hip"] = g["root"] @ local["hip"]
+        g["knee"] = g["hip"] @ local["knee"]
+        g["heel"] = g["knee"] @ local["heel"]
+        g["toe"] = g["heel"] @ local["toe"]
 
     @staticmethod
-    def _two_joint(g: dict, local: dict, target: glm.vec3) -> None:
-        """Bend hip and knee so the heel reaches `target` (spec 7.2)."""
-        a, b, c = glm.vec3(g["hip"][3]), glm.vec3(g["knee"][3]), glm.vec3(g["heel"][3])
-        if glm.length(c - target) < EPSILON:
-            return
-        lc, la = glm.length(b - a), glm.length(b - c)
-        lt = min(max(glm.length(target - a), EPSILON), lc + la - EPSILON)
+    def _two_joint(g: dict, local: dict, target: np.ndarray) -> None:
+        """Bend hip and knee so the heel reaches `target` (N, 2, 3) (spec 7.2)."""
+        a, b, c = g["hip"][..., :3, 3], g["knee"][..., :3, 3], g["heel"][..., :3, 3]
+        bend = np.linalg.norm(c - target, axis=-1) >= EPSILON                  # (N, 2)
+        lc, la = np.linalg.norm(b - a, axis=-1), np.linalg.norm(b - c, axis=-1)
+        lt = np.clip(np.linalg.norm(target - a, axis=-1), EPSILON, lc + la - EPSILON)
         alpha0 = _angle(c - a, b - a)
         beta0 = _angle(a - b, c - b)
         gamma = _angle(c - a, target - a)
-        alpha1 = math.acos(min(max((la * la - lc * lc - lt * lt) / (-2 * lc * lt), -1.0), 1.0))
-        beta1 = math.acos(min(max((lt * lt - lc * lc - la * la) / (-2 * lc * la), -1.0), 1.0))
+        alpha1 = np.arccos(np.clip((la * la - lc * lc - lt * lt) / (-2 * lc * lt), -1.0, 1.0))
+        beta1 = np.arccos(np.clip((lt * lt - lc * lc - la * la) / (-2 * lc * la), -1.0, 1.0))
         # A straight leg has no bending plane: bend about the hip's own x axis then.
-        hip_x = glm.vec3(g["hip"][0])
-        n0 = _safe_normalize(glm.cross(b - a, c - a), hip_x)
-        n1 = _safe_normalize(glm.cross(target - a, c - a), hip_x)
-        r0 = glm.rotate(alpha1 - alpha0, -n0)
-        r1 = glm.rotate(beta1 - beta0, -n0)
-        r2 = glm.rotate(gamma, -n1)
-        hip_rotation = glm.mat4(glm.mat3(g["hip"]))
-        knee_rotation = glm.mat4(glm.mat3(g["knee"]))
-        new_hip = glm.mat3(glm.inverse(glm.mat4(glm.mat3(g["root"]))) * r2 * r0 * hip_rotation)
-        new_knee = glm.mat3(glm.inverse(hip_rotation) * r1 * knee_rotation)
+        hip_x = g["hip"][..., :3, 0]
+        n0 = _safe_normalize(np.cross(b - a, c - a), hip_x)
+        n1 = _safe_normalize(np.cross(target - a, c - a), hip_x)
+        r0 = axis_angle_matrix(-n0, alpha1 - alpha0)
+        r1 = axis_angle_matrix(-n0, beta1 - beta0)
+        r2 = axis_angle_matrix(-n1, gamma)
+        hip_rotation, knee_rotation = g["hip"][..., :3, :3], g["knee"][..., :3, :3]
+        root_inverse = np.swapaxes(g["root"][..., :3, :3], -1, -2)
+        new_hip = root_inverse @ r2 @ r0 @ hip_rotation
+        new_knee = np.swapaxes(hip_rotation, -1, -2) @ r1 @ knee_rotation
         for role, rotation in (("hip", new_hip), ("knee", new_knee)):
-            transform = glm.mat4(rotation)
-            transform[3] = local[role][3]   # keep the translation
-            local[role] = transform
+            local[role] = local[role].copy()
+            local[role][..., :3, :3] = np.where(bend[..., None, None], rotation, local[role][..., :3, :3])
 
     @staticmethod
-    def _orient_heel(g: dict, local: dict, toe_key: glm.vec3, weight: float, height_at) -> None:
+    def _orient_heel(g: dict, local: dict, toe_key: np.ndarray, weight: np.ndarray, terrain: Heightmap) -> np.ndarray:
         """Point the heel at the toe target, level across with the terrain (spec 7.3)."""
-        h = glm.vec3(g["heel"][3])
-        across = 10.0 * glm.vec3(g["heel"][0])
+        h = g["heel"][..., :3, 3]
+        across = 10.0 * g["heel"][..., :3, 0]
+        low, high = h[..., 1] - HEEL_BEND, h[..., 1] + HEEL_BEND
         s0, s1 = h + across, h - across
-        s0.y = min(max(height_at(s0.x, s0.z) + TOE_HEIGHT, h.y - HEEL_BEND), h.y + HEEL_BEND)
-        s1.y = min(max(height_at(s1.x, s1.z) + TOE_HEIGHT, h.y - HEEL_BEND), h.y + HEEL_BEND)
-        f = glm.vec3(toe_key)
-        f.y = min(max(f.y, h.y - HEEL_BEND), h.y + HEEL_BEND)
-        target_local = glm.inverse(g["knee"]) * _ground_frame(f - h, s0 - s1, h)
-        local["heel"] = _mix_transforms(local["heel"], target_local, weight)
+        _clamp_height(s0, terrain, TOE_HEIGHT, low, high)
+        _clamp_height(s1, terrain, TOE_HEIGHT, low, high)
+        f = toe_key.copy()
+        f[..., 1] = np.clip(f[..., 1], low, high)
+        target_local = _rigid_inverse(g["knee"]) @ _ground_frame(f - h, s0 - s1, h)
+        return _mix_transforms(local["heel"], target_local, weight)
 
     @staticmethod
-    def _orient_toe(g: dict, local: dict, weight: float, height_at) -> None:
+    def _orient_toe(g: dict, local: dict, weight: np.ndarray, terrain: Heightmap) -> np.ndarray:
         """Lay the toe on the terrain (spec 7.4; the original's left-toe sample bug is fixed)."""
-        o = glm.vec3(g["toe"][3])
-        forward_point = o + 10.0 * glm.vec3(g["toe"][2])
-        across = 10.0 * glm.vec3(g["toe"][0])
+        o = g["toe"][..., :3, 3]
+        low, high = o[..., 1], o[..., 1] + TOE_BEND_UP
+        forward_point = o + 10.0 * g["toe"][..., :3, 2]
+        across = 10.0 * g["toe"][..., :3, 0]
         s0, s1 = o + across, o - across
         for point in (forward_point, s0, s1):
-            point.y = min(max(height_at(point.x, point.z) + TOE_HEIGHT, o.y), o.y + TOE_BEND_UP)
-        target_local = glm.inverse(g["heel"]) * _ground_frame(forward_point - o, s0 - s1, o)
-        local["toe"] = _mix_transforms(local["toe"], target_local, weight)
+            _clamp_height(point, terrain, TOE_HEIGHT, low, high)
+        target_local = _rigid_inverse(g["heel"]) @ _ground_frame(forward_point - o, s0 - s1, o)
+        return _mix_transforms(local["toe"], target_local, weight)

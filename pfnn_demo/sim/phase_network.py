@@ -94,12 +94,24 @@ class _Layer:
         return self.result
 
     def apply_batch(self, x: np.ndarray, set_weights: np.ndarray) -> np.ndarray:
-        """x (N, in), set_weights (N, K) -> (N, out); one matrix product per set in use."""
-        result = np.zeros((x.shape[0], self.out_size), dtype=np.float32)
-        for k in np.flatnonzero(np.any(set_weights != 0, axis=0)):
+        """x (N, in), set_weights (N, K) -> (N, out).
+
+        Where every row blends every set (cubic mode), one product with the stacked sets and a
+        per-row blend; otherwise one product per set in use, over the rows that use it.
+        """
+        count, out = x.shape[0], self.out_size
+        used = np.flatnonzero(np.any(set_weights != 0, axis=0))
+        blend = set_weights.astype(np.float32)
+        if len(used) == self.sets and self.sets <= CONTROL_POINTS:
+            products = (x @ self.stacked.T).reshape(count, self.sets, out)
+            return np.einsum("nk,nko->no", blend, products) + blend @ self.biases
+        result = np.zeros((count, out), dtype=np.float32)
+        for k in used:
             rows = np.flatnonzero(set_weights[:, k])
-            contribution = x[rows] @ self.weights[k].T + self.biases[k]
-            result[rows] += set_weights[rows, k, None].astype(np.float32) * contribution
+            if len(rows) == count:
+                result += blend[:, k, None] * (x @ self.weights[k].T + self.biases[k])
+            else:
+                result[rows] += blend[rows, k, None] * (x[rows] @ self.weights[k].T + self.biases[k])
         return result
 
     @property

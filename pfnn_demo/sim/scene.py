@@ -121,33 +121,57 @@ class Areas:
             return np.zeros(len(points_xz), bool)
         return np.any(self.wall_distance(points_xz) < self._wall_width - tolerance, axis=1)
 
+    def _pairs_within(self, paths_xz: np.ndarray, margin: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For paths (N, M, 2): the (path, wall) pairs whose boxes come within `margin` (plus the
+        wall's width), and the distances (P, M) from each such path's points to its wall."""
+        low, high = paths_xz.min(axis=1), paths_xz.max(axis=1)                     # (N, 2)
+        start, stop = self._wall_start, self._wall_start + self._wall_vector
+        reach = (self._wall_width + margin)[:, None]
+        wall_low, wall_high = np.minimum(start, stop) - reach, np.maximum(start, stop) + reach
+        close = np.all((wall_low[None] <= high[:, None]) & (wall_high[None] >= low[:, None]), axis=2)
+        paths, walls = np.nonzero(close)
+        p = paths_xz[paths].astype(np.float64)                                       # (P, M, 2)
+        a, v = self._wall_start[walls, None], self._wall_vector[walls, None]
+        t = np.sum((p - a) * v, axis=-1) / self._wall_length2[walls, None]
+        t = np.where(self._wall_degenerate[walls, None], 0.0, np.clip(t, 0.0, 1.0))
+        return paths, walls, np.linalg.norm(p - (a + t[..., None] * v), axis=-1)
+
+    def paths_near_walls(self, paths_xz: np.ndarray) -> np.ndarray:
+        """(N,) which of the paths (N, M, 2) has a point closer than some wall's width."""
+        near = np.zeros(len(paths_xz), bool)
+        if len(self.walls):
+            paths, walls, distance = self._pairs_within(paths_xz, 0.0)
+            near[paths[np.any(distance < self._wall_width[walls, None], axis=1)]] = True
+        return near
+
     def bump_weights(self, points_xz: np.ndarray) -> np.ndarray:
-        """The bump gait: 1 on a wall's width, fading to 0 over 10 more units (spec 6.6.3)."""
-        if not len(self.walls):
-            return np.zeros(len(points_xz), np.float32)
-        near = self.walls_near(points_xz, BUMP_FADE)   # only walls within reach of the points matter
-        if not len(near.walls):
-            return np.zeros(len(points_xz), np.float32)
-        weights = 1 - np.clip((near.wall_distance(points_xz) - near.walls[:, 4]) / BUMP_FADE, 0, 1)
-        return weights.max(axis=1).astype(np.float32)
+        """The bump gait: 1 on a wall's width, fading to 0 over 10 more units (spec 6.6.3);
+        points (M, 2) or paths (N, M, 2)."""
+        paths_xz = points_xz if points_xz.ndim == 3 else points_xz[None]
+        weights = np.zeros(paths_xz.shape[:2], np.float32)
+        if len(self.walls):
+            paths, walls, distance = self._pairs_within(paths_xz, BUMP_FADE)
+            pair_weights = 1 - np.clip((distance - self._wall_width[walls, None]) / BUMP_FADE, 0, 1)
+            np.maximum.at(weights, paths, pair_weights.astype(np.float32))
+        return weights if points_xz.ndim == 3 else weights[0]
 
     # -- jump and crouch areas -----------------------------------------------------------------
 
     def jump_weights(self, points: np.ndarray) -> np.ndarray:
-        """1 within an area's radius, fading to 0 over its falloff; 3-D distance (spec 6.6.1)."""
+        """1 within an area's radius, fading to 0 over its falloff; 3-D distance (spec 6.6.1); points (..., 3)."""
         if not len(self.jumps):
-            return np.zeros(len(points), np.float32)
-        distance = np.linalg.norm(points[:, None, :] - self.jumps[None, :, 0:3], axis=-1)
+            return np.zeros(points.shape[:-1], np.float32)
+        distance = np.linalg.norm(points[..., None, :] - self.jumps[:, 0:3], axis=-1)
         weights = 1 - np.clip((distance - self.jumps[:, 3]) / self.jumps[:, 4], 0, 1)
-        return weights.max(axis=1).astype(np.float32)
+        return weights.max(axis=-1).astype(np.float32)
 
     def apply_crouch(self, points: np.ndarray, crouch: np.ndarray) -> np.ndarray:
-        """Blend the crouch gait toward the wave ceiling inside crouch areas (spec 6.6.2)."""
+        """Blend the crouch gait toward the wave ceiling inside crouch areas (spec 6.6.2); points (..., 3)."""
         crouch = crouch.copy()
         for cx, _cy, cz, size_x, size_z in self.crouches:
-            dx = np.abs(points[:, 0] - cx)
-            dz = np.abs(points[:, 2] - cz)
-            wave = (np.sin(points[:, 0] / CROUCH_WAVE) + 1) / 2
+            dx = np.abs(points[..., 0] - cx)
+            dz = np.abs(points[..., 2] - cz)
+            wave = (np.sin(points[..., 0] / CROUCH_WAVE) + 1) / 2
             outside = np.clip(((dx - size_x / 2) + (dz - size_z / 2)) / 100, 0, 1)
             crouch = (1 - wave) + outside * (crouch - (1 - wave))
         return crouch.astype(np.float32)

@@ -1,7 +1,9 @@
-"""The 120-frame root trajectory: 60 past frames, the current one (index 60), 59 predicted.
+"""The 120-frame root trajectories of N characters: 60 past frames, the current one (index 60), 59 predicted.
 
-Positions, directions, heights and the six gait weights per frame, as float32 arrays. The
-methods follow the original order (spec 6.2, 6.5, 6.6, 6.8); each is vectorised over frames.
+Positions (N, 120, 3), directions (N, 120, 3), heights (N, 120) and the six gait weights
+(N, 120, 6), float32. The methods follow the original order (spec 6.2, 6.5, 6.6, 6.8); each is
+vectorised over characters and frames. Wall pushes are the one sequential part (a pushed point
+carries all later ones), so they run only for the characters whose path reaches a wall.
 """
 
 from __future__ import annotations
@@ -21,20 +23,37 @@ _FUTURE = np.arange(CURRENT + 1, LENGTH)                        # 61 ... 119
 _FUTURE_T = ((_FUTURE - CURRENT) / 60.0).astype(np.float32)     # prediction horizon, 1/60 ... 59/60
 PUSH_MARGIN = 100.0   # walls this far beyond the predicted path's box can still be reached by pushes
 
+# Future frames from the network's 6 samples, linearly interpolated. The original reads past the
+# block for frames 111-119 (spec 6.8 quirk 9); here they hold the last sample.
+_OFFSETS = (_FUTURE - CURRENT) / SAMPLE_STEP
+_LOWER = np.minimum(np.floor(_OFFSETS).astype(np.int64), FUTURE_SAMPLES - 1)
+_UPPER = np.minimum(_LOWER + 1, FUTURE_SAMPLES - 1)
+_MU = (_OFFSETS - np.floor(_OFFSETS)).astype(np.float32)
+
+
+def _interpolate_future(values: np.ndarray) -> np.ndarray:
+    """(N, 6) network samples -> (N, 59) values for frames 61-119."""
+    return (1 - _MU) * values[:, _LOWER] + _MU * values[:, _UPPER]
+
 
 class Trajectory:
-    def __init__(self):
-        self.positions = np.zeros((LENGTH, 3), np.float32)
-        self.directions = np.zeros((LENGTH, 3), np.float32)
-        self.heights = np.zeros(LENGTH, np.float32)
-        self.gaits = np.zeros((LENGTH, GAITS), np.float32)
-        self.reset(np.zeros(3, np.float32))
+    """The trajectories of `count` characters, stepped together."""
 
-    def reset(self, root: np.ndarray) -> None:
-        self.positions[:] = root
-        self.directions[:] = (0.0, 0.0, 1.0)
-        self.heights[:] = root[1]
-        self.gaits[:] = 0.0
+    def __init__(self, count: int = 1):
+        self.count = count
+        self.positions = np.zeros((count, LENGTH, 3), np.float32)
+        self.directions = np.zeros((count, LENGTH, 3), np.float32)
+        self.heights = np.zeros((count, LENGTH), np.float32)
+        self.gaits = np.zeros((count, LENGTH, GAITS), np.float32)
+        for i in range(count):
+            self.reset(i, np.zeros(3, np.float32))
+
+    def reset(self, index, root: np.ndarray) -> None:
+        """Character(s) `index` standing at `root`, facing +Z, with no history."""
+        self.positions[index] = root
+        self.directions[index] = (0.0, 0.0, 1.0)
+        self.heights[index] = np.asarray(root)[..., 1, None]
+        self.gaits[index] = 0.0
 
     @property
     def yaws(self) -> np.ndarray:
@@ -42,48 +61,51 @@ class Trajectory:
 
     @property
     def root(self) -> np.ndarray:
-        """The current root: horizontal position of frame 60 at the trajectory's mean height."""
-        return np.array([self.positions[CURRENT, 0], self.heights[CURRENT], self.positions[CURRENT, 2]], np.float32)
+        """(N, 3) current roots: horizontal position of frame 60 at the trajectory's mean height."""
+        root = self.positions[:, CURRENT].copy()
+        root[:, 1] = self.heights[:, CURRENT]
+        return root
 
     @property
     def previous_root(self) -> np.ndarray:
-        p = self.positions[CURRENT - 1]
-        return np.array([p[0], self.heights[CURRENT - 1], p[2]], np.float32)
+        root = self.positions[:, CURRENT - 1].copy()
+        root[:, 1] = self.heights[:, CURRENT - 1]
+        return root
 
     # -- prediction (spec 6.5) ------------------------------------------------------------------
 
-    def predict(self, target_velocity: np.ndarray, target_direction: np.ndarray, strafe: float,
-                responsive: bool, areas: Areas) -> None:
-        """Blend the future toward the target velocity and direction, pushing it out of walls."""
-        if responsive:
-            bias_position, bias_direction = 2.0, 5.0 + (3.0 - 5.0) * strafe
-        else:
-            bias_position, bias_direction = 0.5 + 0.5 * strafe, 2.0 + (0.5 - 2.0) * strafe
-        scale_position = 1 - (1 - _FUTURE_T) ** np.float32(bias_position)
-        scale_direction = 1 - (1 - _FUTURE_T) ** np.float32(bias_direction)
+    def predict(self, target_velocity: np.ndarray, target_direction: np.ndarray, strafe: np.ndarray,
+                responsive: np.ndarray, areas: Areas) -> None:
+        """Blend the futures toward the target velocities (N, 3) and directions (N, 3), pushing
+        them out of walls."""
+        strafe = np.asarray(strafe, np.float32)
+        bias_position = np.where(responsive, np.float32(2.0), 0.5 + 0.5 * strafe).astype(np.float32)
+        bias_direction = np.where(responsive, 5.0 + (3.0 - 5.0) * strafe, 2.0 + (0.5 - 2.0) * strafe).astype(np.float32)
+        scale_position = 1 - (1 - _FUTURE_T) ** bias_position[:, None]
+        scale_direction = 1 - (1 - _FUTURE_T) ** bias_direction[:, None]
 
-        steps = np.diff(self.positions[CURRENT:], axis=0)                    # pos[i] - pos[i-1], i = 61..119
-        steps += scale_position[:, None] * (target_velocity[None, :] - steps)
-        blend = self.positions[CURRENT] + np.cumsum(steps, axis=0, dtype=np.float32)
+        steps = np.diff(self.positions[:, CURRENT:], axis=1)          # pos[i] - pos[i-1], i = 61..119
+        steps += scale_position[..., None] * (target_velocity[:, None, :] - steps)
+        blend = self.positions[:, CURRENT, None] + np.cumsum(steps, axis=1, dtype=np.float32)
         if len(areas.walls):
-            self._collide_cumulative(blend, areas)
+            for i in np.flatnonzero(areas.paths_near_walls(blend[..., [0, 2]])):
+                self._collide_cumulative(blend[i], areas)
 
-        self.positions[CURRENT + 1:] = blend
-        self.directions[CURRENT + 1:] = mix_directions(self.directions[CURRENT + 1:], target_direction,
-                                                       scale_direction)
-        self.heights[CURRENT + 1:] = self.heights[CURRENT]
-        self.gaits[CURRENT + 1:] = self.gaits[CURRENT]
+        self.positions[:, CURRENT + 1:] = blend
+        self.directions[:, CURRENT + 1:] = mix_directions(self.directions[:, CURRENT + 1:],
+                                                          target_direction[:, None, :], scale_direction)
+        self.heights[:, CURRENT + 1:] = self.heights[:, CURRENT, None]
+        self.gaits[:, CURRENT + 1:] = self.gaits[:, CURRENT, None]
 
     @staticmethod
     def _collide_cumulative(blend: np.ndarray, all_areas: Areas) -> None:
-        """Wall push inside the cumulative blend: a pushed point carries all later ones with it.
+        """Wall push inside one character's cumulative blend (59, 3): a pushed point carries all
+        later ones with it.
 
         Only walls near the predicted path take part; if the pushes carried the path near
         another wall, the push is redone with every wall (exact either way).
         """
         path = blend[:, [0, 2]]
-        if not np.any(all_areas.near_walls(path)):
-            return
         areas = all_areas.walls_near(path, PUSH_MARGIN)
         pushed = areas.push_path(path)
         # Pushed points sit exactly a width away, up to rounding: hence the small tolerance.
@@ -95,71 +117,69 @@ class Trajectory:
 
     def apply_areas_and_heights(self, areas: Areas, terrain: Heightmap) -> None:
         now = slice(CURRENT, LENGTH)
-        self.gaits[now, JUMP] = areas.jump_weights(self.positions[now])
+        self.gaits[:, now, JUMP] = areas.jump_weights(self.positions[:, now])
         if len(areas.crouches):
-            self.gaits[now, CROUCH] = areas.apply_crouch(self.positions[now], self.gaits[now, CROUCH])
-        self.gaits[:, BUMP] = areas.bump_weights(self.positions[:, [0, 2]])
-        self.positions[now, 1] = terrain.sample(self.positions[now, 0], self.positions[now, 2])
-        self.heights[CURRENT] = np.mean(self.positions[SAMPLE_FRAMES, 1])
+            self.gaits[:, now, CROUCH] = areas.apply_crouch(self.positions[:, now], self.gaits[:, now, CROUCH])
+        self.gaits[:, :, BUMP] = areas.bump_weights(self.positions[..., [0, 2]])
+        self.positions[:, now, 1] = terrain.sample(self.positions[:, now, 0], self.positions[:, now, 2])
+        self.heights[:, CURRENT] = np.mean(self.positions[:, SAMPLE_FRAMES, 1], axis=1)
 
     # -- network input (spec 5.3) ----------------------------------------------------------------
 
     def write_input(self, x: np.ndarray, terrain: Heightmap) -> None:
-        """Fill the trajectory parts of the input vector (all but the joints)."""
+        """Fill the trajectory parts of the inputs (N, 342) (all but the joints)."""
         root, yaws = self.root, self.yaws
-        root_yaw = yaws[CURRENT]
-        samples = self.positions[SAMPLE_FRAMES]
-        local = unrotate_y(samples - root, root_yaw)
-        x[INPUT["trajectory_x"]] = local[:, 0]
-        x[INPUT["trajectory_z"]] = local[:, 2]
-        local_dir = unrotate_y(self.directions[SAMPLE_FRAMES], root_yaw)
-        x[INPUT["direction_x"]] = local_dir[:, 0]
-        x[INPUT["direction_z"]] = local_dir[:, 2]
-        gaits = self.gaits[SAMPLE_FRAMES].T.copy()
-        gaits[BUMP] = 0.0  # the original demo feeds 0 for the bump channel (spec 5.3)
-        x[INPUT["gaits"]] = gaits.ravel()
-        side = rotate_y(np.array([SIDE_OFFSET, 0.0, 0.0], np.float32), yaws[SAMPLE_FRAMES])
+        root_yaw = yaws[:, CURRENT, None]
+        samples = self.positions[:, SAMPLE_FRAMES]
+        local = unrotate_y(samples - root[:, None], root_yaw)
+        x[:, INPUT["trajectory_x"]] = local[..., 0]
+        x[:, INPUT["trajectory_z"]] = local[..., 2]
+        local_dir = unrotate_y(self.directions[:, SAMPLE_FRAMES], root_yaw)
+        x[:, INPUT["direction_x"]] = local_dir[..., 0]
+        x[:, INPUT["direction_z"]] = local_dir[..., 2]
+        gaits = np.swapaxes(self.gaits[:, SAMPLE_FRAMES], 1, 2).copy()
+        gaits[:, BUMP] = 0.0  # the original demo feeds 0 for the bump channel (spec 5.3)
+        x[:, INPUT["gaits"]] = gaits.reshape(self.count, -1)
+        side = rotate_y(np.array([SIDE_OFFSET, 0.0, 0.0], np.float32), yaws[:, SAMPLE_FRAMES])
         positive, negative = samples + side, samples - side
-        x[INPUT["height_side_pos"]] = terrain.sample(positive[:, 0], positive[:, 2]) - root[1]
-        x[INPUT["height_centre"]] = samples[:, 1] - root[1]
-        x[INPUT["height_side_neg"]] = terrain.sample(negative[:, 0], negative[:, 2]) - root[1]
+        ground = root[:, 1, None]
+        x[:, INPUT["height_side_pos"]] = terrain.sample(positive[..., 0], positive[..., 2]) - ground
+        x[:, INPUT["height_centre"]] = samples[..., 1] - ground
+        x[:, INPUT["height_side_neg"]] = terrain.sample(negative[..., 0], negative[..., 2]) - ground
 
     # -- advance (spec 6.8 steps 1-6) ------------------------------------------------------------
 
-    def advance(self, root_velocity: np.ndarray, root_turn: float, stand_amount: float,
+    def advance(self, root_velocity: np.ndarray, root_turn: np.ndarray, stand_amount: np.ndarray,
                 future: dict[str, np.ndarray], areas: Areas) -> None:
+        """Shift the history and move the current frames by the network's root motion (N, 2),
+        turn (N,), scaled by `stand_amount` (N,); the futures from its samples (N, 6) each."""
         for array in (self.positions, self.directions, self.heights, self.gaits):
-            array[:CURRENT] = array[1:CURRENT + 1]
+            array[:, :CURRENT] = array[:, 1:CURRENT + 1]
 
-        yaw = float(self.yaws[CURRENT])
-        step = np.array([root_velocity[0], 0.0, root_velocity[1]], np.float32)
-        self.positions[CURRENT] += stand_amount * rotate_y(step, yaw)
-        self.directions[CURRENT] = rotate_y(self.directions[CURRENT], -stand_amount * root_turn)
+        yaw = self.yaws[:, CURRENT]
+        step = np.zeros((self.count, 3), np.float32)
+        step[:, 0], step[:, 2] = root_velocity[:, 0], root_velocity[:, 1]
+        stand_amount = np.asarray(stand_amount, np.float32)
+        self.positions[:, CURRENT] += stand_amount[:, None] * rotate_y(step[:, None], yaw[:, None])[:, 0]
+        self.directions[:, CURRENT] = rotate_y(self.directions[:, CURRENT, None],
+                                               (-stand_amount * root_turn)[:, None])[:, 0]
         if len(areas.walls):
-            pushed, moved = areas.push_out_of_walls(self.positions[CURRENT, [0, 2]])
-            if moved:
-                self.positions[CURRENT, [0, 2]] = pushed
+            current = self.positions[:, CURRENT]
+            for i in np.flatnonzero(areas.paths_near_walls(current[:, None, [0, 2]])):
+                pushed, moved = areas.push_out_of_walls(current[i, [0, 2]])
+                if moved:
+                    current[i, [0, 2]] = pushed
 
-        # Future frames from the network's 6 samples, linearly interpolated. The original reads
-        # past the block for frames 111-119 (spec 6.8 quirk 9); here they hold the last sample.
-        yaw = float(yaw_of(self.directions[CURRENT]))
-        offsets = (_FUTURE - CURRENT) / SAMPLE_STEP
-        lower = np.minimum(np.floor(offsets).astype(np.int64), FUTURE_SAMPLES - 1)
-        upper = np.minimum(lower + 1, FUTURE_SAMPLES - 1)
-        mu = (offsets - np.floor(offsets)).astype(np.float32)
-
-        def interpolate(values: np.ndarray) -> np.ndarray:
-            return (1 - mu) * values[lower] + mu * values[upper]
-
-        local = np.zeros((len(_FUTURE), 3), np.float32)
-        local[:, 0] = interpolate(future["future_x"])
-        local[:, 1] = self.positions[CURRENT + 1:, 1]   # the old height stays, as the original
-        local[:, 2] = interpolate(future["future_z"])
-        self.positions[CURRENT + 1:] = rotate_y(local, yaw) + self.positions[CURRENT]
-        direction = np.zeros((len(_FUTURE), 3), np.float32)
-        direction[:, 0] = interpolate(future["future_direction_x"])
-        direction[:, 2] = interpolate(future["future_direction_z"])
+        yaw = yaw_of(self.directions[:, CURRENT])[:, None]
+        local = np.zeros((self.count, len(_FUTURE), 3), np.float32)
+        local[..., 0] = _interpolate_future(future["future_x"])
+        local[..., 1] = self.positions[:, CURRENT + 1:, 1]   # the old height stays, as the original
+        local[..., 2] = _interpolate_future(future["future_z"])
+        self.positions[:, CURRENT + 1:] = rotate_y(local, yaw) + self.positions[:, CURRENT, None]
+        direction = np.zeros((self.count, len(_FUTURE), 3), np.float32)
+        direction[..., 0] = _interpolate_future(future["future_direction_x"])
+        direction[..., 2] = _interpolate_future(future["future_direction_z"])
         direction = rotate_y(direction, yaw)
-        norm = np.linalg.norm(direction, axis=1, keepdims=True)
-        self.directions[CURRENT + 1:] = np.where(norm > 1e-9, direction / np.where(norm > 1e-9, norm, 1),
-                                                 self.directions[CURRENT])
+        norm = np.linalg.norm(direction, axis=-1, keepdims=True)
+        self.directions[:, CURRENT + 1:] = np.where(norm > 1e-9, direction / np.where(norm > 1e-9, norm, 1),
+                                                    self.directions[:, CURRENT, None])

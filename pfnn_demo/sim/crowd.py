@@ -1,0 +1,239 @@
+"""N characters stepped together: one simulation step, in the original demo's order (spec 6.3-6.8),
+vectorised over characters. One character is the case N = 1 (see `Controller`).
+
+Every character has its own input, phase, trajectory, pose and IK locks; they share the scene and
+the network, which evaluates all of them in one batch. Headless and deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import NetworkOutputError
+from .controls import GAIT_SMOOTH, Controls, gait_goals, update_targets
+from .features import INPUT, INPUT_SIZE, read_output
+from .foot_ik import FootIK
+from .phase_network import PhaseFunctionedNetwork
+from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y
+from .scene import Scene
+from .skeleton import JOINT_COUNT
+from .trajectory import CURRENT, STAND, Trajectory
+
+JOINT_SMOOTH = 0.5
+TWO_PI = 2 * math.pi
+DIVERGENCE_STDS = 1e4   # outputs farther than this from the mean (in standard deviations) are a failure
+
+
+def yaw_matrices(yaw: np.ndarray) -> np.ndarray:
+    """(N, 3, 3) rotations about +Y."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    out = np.zeros(np.shape(yaw) + (3, 3))
+    out[..., 0, 0], out[..., 0, 2], out[..., 1, 1], out[..., 2, 0], out[..., 2, 2] = c, s, 1.0, -s, c
+    return out
+
+
+class Crowd:
+    def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, count: int = 1,
+                 use_heel_contacts: bool | None = None, starts: np.ndarray | None = None):
+        """`count` characters in `scene`, at `starts` (count, 2) (x, z) (default: all at the scene's
+        start). `use_heel_contacts`: foot IK locks on heel as well as toe contacts; by default as
+        the network's weights say (NetworkWeights.heel_contacts)."""
+        if network.input_size != INPUT_SIZE:
+            raise ValueError(f"the network takes {network.input_size} inputs; the controller builds {INPUT_SIZE}")
+        if count < 1:
+            raise ValueError("a crowd needs at least one character")
+        self.network = network
+        self.count = count
+        self.trajectory = Trajectory(count)
+        if use_heel_contacts is None:
+            use_heel_contacts = bool(getattr(network.weights, "heel_contacts", False))
+        self.ik = FootIK(count, use_heel_contacts)
+        self.ik_enabled = np.ones(count, bool)
+        # Control smoothing state survives scene changes (spec 6.2).
+        self.target_direction = np.tile(np.array([0, 0, 1], np.float32), (count, 1))
+        self.target_velocity = np.zeros((count, 3), np.float32)
+        self.strafe_amount = np.zeros(count)
+        self.crouched_amount = np.zeros(count)
+        self.responsive = np.zeros(count, bool)
+        self.frame = 0
+        self._x = np.zeros((count, INPUT_SIZE), np.float32)
+        self._y_mean = network.weights.Ymean
+        self._y_limit = DIVERGENCE_STDS * network.weights.Ystd
+        mean = read_output(network.weights.Ymean)
+        self._mean_positions = mean["joint_positions"].astype(np.float32)
+        self._mean_velocities = mean["joint_velocities"].astype(np.float32)
+        self._mean_rotations = quat_to_matrix(quat_exp(mean["joint_rotations"].astype(np.float64))).astype(np.float32)
+        self.joint_positions = np.zeros((count, JOINT_COUNT, 3), np.float32)
+        self.joint_velocities = np.zeros((count, JOINT_COUNT, 3), np.float32)
+        self.joint_rotations = np.zeros((count, JOINT_COUNT, 3, 3), np.float32)
+        self.joint_positions_raw = np.zeros((count, JOINT_COUNT, 3), np.float32)
+        self.global_transforms = np.tile(np.eye(4, dtype=np.float32), (count, JOINT_COUNT, 1, 1))
+        self.contacts = np.zeros((count, 4), np.float32)
+        self.phase = np.zeros(count)
+        self.last_input = np.zeros((count, INPUT_SIZE), np.float32)
+        self.last_output = np.zeros((count, network.output_size), np.float32)
+        self.phase_used = np.zeros(count)
+        self.load_scene(scene, starts)
+
+    # -- state ----------------------------------------------------------------------------------
+
+    def load_scene(self, scene: Scene, starts: np.ndarray | None = None) -> None:
+        self.scene = scene
+        starts = np.tile(np.asarray(scene.start, np.float64), (self.count, 1)) if starts is None else starts
+        self.reset(np.arange(self.count), starts)
+
+    def reset(self, index, starts) -> None:
+        """Put characters `index` at `starts` (x, z) in the network's mean pose (spec 6.2)."""
+        index = np.atleast_1d(np.asarray(index))
+        starts = np.asarray(starts, np.float32).reshape(-1, 2)
+        roots = np.zeros((len(index), 3), np.float32)
+        roots[:, 0], roots[:, 2] = starts[:, 0], starts[:, 1]
+        roots[:, 1] = self.scene.heightmap.sample(starts[:, 0], starts[:, 1])
+        for i, root in zip(index, roots):
+            self.trajectory.reset(i, root)
+        self.joint_positions[index] = roots[:, None] + self._mean_positions
+        self.joint_velocities[index] = self._mean_velocities
+        self.joint_rotations[index] = self._mean_rotations
+        self.joint_positions_raw[index] = self.joint_positions[index]
+        self.global_transforms[index] = np.eye(4, dtype=np.float32)
+        self.global_transforms[index, :, :3, :3] = self.joint_rotations[index]
+        self.global_transforms[index, :, :3, 3] = self.joint_positions[index]
+        self.contacts[index] = 0.0
+        self.phase[index] = 0.0
+        self.ik.reset(index, roots[:, 1])
+
+    # -- one step ---------------------------------------------------------------------------------
+
+    def step(self, controls: Controls) -> None:
+        """Advance every character by one 1/60 s tick."""
+        if len(controls) != self.count:
+            raise ValueError(f"controls for {len(controls)} characters given to a crowd of {self.count}")
+        update_targets(self, controls)
+        gaits = self.trajectory.gaits[:, CURRENT]
+        gaits += GAIT_SMOOTH * (gait_goals(self.target_velocity, self.crouched_amount, controls.jog) - gaits)
+        trajectory, areas, terrain = self.trajectory, self.scene.areas, self.scene.heightmap
+        trajectory.predict(self.target_velocity, self.target_direction, self.strafe_amount, self.responsive, areas)
+        trajectory.apply_areas_and_heights(areas, terrain)
+
+        x = self._x
+        trajectory.write_input(x, terrain)
+        previous_root, previous_yaw = trajectory.previous_root, trajectory.yaws[:, CURRENT - 1, None]
+        x[:, INPUT["joint_positions"]] = unrotate_y(self.joint_positions - previous_root[:, None],
+                                                    previous_yaw).reshape(self.count, -1)
+        x[:, INPUT["joint_velocities"]] = unrotate_y(self.joint_velocities, previous_yaw).reshape(self.count, -1)
+
+        phase_used = self.phase.copy()
+        y = self.network.predict_batch(x, phase_used)
+        failed = ~np.all(np.abs(y - self._y_mean) <= self._y_limit, axis=1)   # also true for NaN
+        if np.any(failed):
+            who = np.flatnonzero(failed)
+            raise NetworkOutputError(
+                f"the network produced NaN, infinite or absurd values (beyond {DIVERGENCE_STDS:.0e} standard "
+                f"deviations) at frame {self.frame} for character{'s' if len(who) > 1 else ''} "
+                f"{', '.join(str(i) for i in who[:8])}{' ...' if len(who) > 8 else ''} "
+                f"(phase {phase_used[who[0]]:.3f}); the last valid state is kept", characters=who)
+        out = read_output(y)
+        self._apply_pose(out, np.asarray(controls.ik, bool))
+
+        stand_amount = (1.0 - trajectory.gaits[:, CURRENT, STAND].astype(np.float64)) ** 0.25
+        trajectory.advance(out["root_velocity"], out["root_turn"], stand_amount, out, areas)
+        self.phase = (self.phase + (0.9 * stand_amount + 0.1) * TWO_PI * out["phase_step"]) % TWO_PI
+        self.last_input, self.last_output, self.phase_used = x.copy(), y, phase_used
+        self.frame += 1
+
+    def _apply_pose(self, out: dict, ik_enabled: np.ndarray) -> None:
+        """The network's poses in world space, smoothed feedback, then foot IK (spec 6.7, 7)."""
+        root = self.trajectory.root
+        yaw = self.trajectory.yaws[:, CURRENT]
+        positions = rotate_y(out["joint_positions"], yaw[:, None]) + root[:, None]
+        velocities = rotate_y(out["joint_velocities"], yaw[:, None])
+        rotations = yaw_matrices(yaw)[:, None] @ quat_to_matrix(quat_exp(out["joint_rotations"].astype(np.float64)))
+        self.joint_positions = self.joint_positions + velocities
+        self.joint_positions += JOINT_SMOOTH * (positions - self.joint_positions)
+        self.joint_velocities = velocities
+        self.joint_rotations = rotations.astype(np.float32)
+        self.joint_positions_raw = positions
+        self.contacts = out["contacts"].astype(np.float32)
+
+        global_anim = np.tile(np.eye(4, dtype=np.float32), (self.count, JOINT_COUNT, 1, 1))
+        global_anim[..., :3, :3] = self.joint_rotations
+        global_anim[..., :3, 3] = positions   # the raw prediction, not the smoothed feedback
+        self.ik_enabled = ik_enabled.copy()
+        if np.any(ik_enabled):
+            self.global_transforms = self.ik.solve(global_anim, self.contacts, self.scene.heightmap, ik_enabled)
+        else:
+            self.global_transforms = global_anim
+
+    # -- views ----------------------------------------------------------------------------------
+
+    @property
+    def joint_positions_final(self) -> np.ndarray:
+        """(N, 31, 3) world joint positions after IK: what is drawn."""
+        return self.global_transforms[..., :3, 3]
+
+    @property
+    def root_positions(self) -> np.ndarray:
+        return self.trajectory.positions[:, CURRENT].copy()
+
+    @property
+    def root_directions(self) -> np.ndarray:
+        return self.trajectory.directions[:, CURRENT].copy()
+
+    @property
+    def gaits(self) -> np.ndarray:
+        return self.trajectory.gaits[:, CURRENT].copy()
+
+    # -- snapshots ---------------------------------------------------------------------------------
+
+    def state(self, index=slice(None)) -> dict[str, np.ndarray]:
+        """Everything the next step reads, for characters `index` (copies); `restore` of it makes the
+        following steps repeat exactly. An integer index gives one character's state without the
+        leading axis."""
+        trajectory, ik = self.trajectory, self.ik
+        return {
+            "trajectory_positions": trajectory.positions[index].copy(),
+            "trajectory_directions": trajectory.directions[index].copy(),
+            "trajectory_heights": trajectory.heights[index].copy(),
+            "trajectory_gaits": trajectory.gaits[index].copy(),
+            "joint_positions": self.joint_positions[index].copy(),
+            "joint_velocities": self.joint_velocities[index].copy(),
+            "joint_rotations": self.joint_rotations[index].copy(),
+            "joint_positions_raw": np.array(self.joint_positions_raw[index], np.float32),
+            "global_transforms": self.global_transforms[index].copy(),
+            "contacts": self.contacts[index].copy(),
+            "phase": np.array(self.phase[index], np.float64),
+            "frame": np.int64(self.frame),
+            "target_direction": self.target_direction[index].copy(),
+            "target_velocity": self.target_velocity[index].copy(),
+            "amounts": np.stack([self.strafe_amount[index], self.crouched_amount[index]], axis=-1),
+            "flags": np.stack([self.responsive[index], self.ik_enabled[index]], axis=-1),
+            "ik_lock": ik.lock[index].reshape(np.shape(ik.lock[index])[:-2] + (4,)),
+            "ik_position": ik.position[index].reshape(np.shape(ik.position[index])[:-3] + (4, 3)).copy(),
+            "ik_height": ik.height[index].reshape(np.shape(ik.height[index])[:-2] + (4,)),
+        }
+
+    def restore(self, state: dict[str, np.ndarray], index=slice(None)) -> None:
+        """Put back a `state(index)` taken in the same scene with the same network."""
+        trajectory, ik = self.trajectory, self.ik
+        trajectory.positions[index] = state["trajectory_positions"]
+        trajectory.directions[index] = state["trajectory_directions"]
+        trajectory.heights[index] = state["trajectory_heights"]
+        trajectory.gaits[index] = state["trajectory_gaits"]
+        self.joint_positions[index] = state["joint_positions"]
+        self.joint_velocities[index] = state["joint_velocities"]
+        self.joint_rotations[index] = state["joint_rotations"]
+        self.joint_positions_raw[index] = state["joint_positions_raw"]
+        self.global_transforms[index] = state["global_transforms"]
+        self.contacts[index] = state["contacts"]
+        self.phase[index] = state["phase"]
+        self.frame = int(state["frame"])
+        self.target_direction[index] = state["target_direction"]
+        self.target_velocity[index] = state["target_velocity"]
+        amounts, flags = np.asarray(state["amounts"]), np.asarray(state["flags"])
+        self.strafe_amount[index], self.crouched_amount[index] = amounts[..., 0], amounts[..., 1]
+        self.responsive[index], self.ik_enabled[index] = flags[..., 0], flags[..., 1]
+        ik.lock[index] = np.asarray(state["ik_lock"]).reshape(np.shape(ik.lock[index]))
+        ik.position[index] = np.asarray(state["ik_position"]).reshape(np.shape(ik.position[index]))
+        ik.height[index] = np.asarray(state["ik_height"]).reshape(np.shape(ik.height[index]))

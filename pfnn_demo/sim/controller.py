@@ -57,6 +57,7 @@ class Controller:
         self.crowd = Crowd(network, scene, characters, use_heel_contacts, starts)
         self.network = network
         self.controls = Controls.still(characters)
+        self.last_controls = self.controls   # the rows of the last step (recordings read them)
         self.trajectory = TrajectoryView(self.crowd.trajectory, PLAYER)
 
     @property
@@ -87,6 +88,7 @@ class Controller:
         rows = self.controls if others is None else others
         rows.set_player(PLAYER, controls, camera.yaw)
         self.crowd.step(rows)
+        self.last_controls = rows
         root = self.crowd.trajectory.positions[PLAYER, CURRENT]
         camera.follow(float(root[0]), float(self.crowd.trajectory.heights[PLAYER, CURRENT]), float(root[2]))
 

@@ -9,11 +9,13 @@ from .controller import Controller
 from ..errors import NetworkOutputError
 from .input_script import InputScript
 from .recording import RecordedInput, Recorder
+from .wander import CrowdBehaviour
 
 
 def simulate(controller: Controller, script: InputScript | RecordedInput, frames: int, recorder: Recorder | None = None,
-             progress: bool = False) -> tuple[float, NetworkOutputError | None]:
-    """Step `frames` ticks of `script`; returns the wall time and the network failure, if one stopped it.
+             progress: bool = False, crowd: CrowdBehaviour | None = None) -> tuple[float, NetworkOutputError | None]:
+    """Step `frames` ticks of `script` (the player's input); returns the wall time and the network
+    failure, if one stopped it. With `crowd`, the controller's other characters follow it.
 
     A failure keeps every frame recorded before it. A script with `mode(frame)` (a recording's
     inputs) also switches the network mode where the recording did.
@@ -25,8 +27,9 @@ def simulate(controller: Controller, script: InputScript | RecordedInput, frames
         controls = script.state(frame)
         if mode_of is not None and mode_of(frame) != controller.network.mode:
             controller.network.set_mode(mode_of(frame))
+        others = None if crowd is None else crowd.next_controls(controller.crowd.root_positions[:, [0, 2]])
         try:
-            controller.step(controls)
+            controller.step(controls, others)
         except NetworkOutputError as error:
             return time.perf_counter() - start, error
         if recorder is not None:

@@ -24,6 +24,14 @@
   mode_names             (3,)        constant, linear, cubic
   scene, mode, network   ()          scene name, network mode at the start, network provenance
 
+A crowd of N characters (`run --characters N`) is recorded with a leading character axis: every
+per-frame key above is (N, T, ...) instead of (T, ...), `inputs` (N, T, 13) (the others' rows hold
+their stick, triggers, toggles and the yaw their stick is relative to), the start state's
+per-character keys (N, ...), and `characters` () = N. Character 0 is the player. With N = 1 the
+layout is the one above. `load_recording(path, character=k)` reads one character back in the
+single layout, so `replay` and `run --replay-input` take `--character K`. A crowd's BVH export
+writes the player to OUT.bvh and character k to OUT_k.bvh.
+
 The inputs and the start state let `run --replay-input` drive the controller again and get the
 same frames. BVH files carry the drawn motion only (see `motion.bvh_export`).
 """
@@ -59,7 +67,7 @@ class Recorder:
     def __init__(self, controller=None):
         """With `controller`, the recording also keeps its state before the first step (for replays)."""
         self._frames: dict[str, list] = {key: [] for key in _PER_FRAME}
-        self._inputs: list[tuple] = []
+        self._inputs: list[np.ndarray] = []
         self._modes: list[str] = []
         self.start_state = controller.state() if controller is not None else None
 
@@ -67,33 +75,44 @@ class Recorder:
         return len(self._frames["phase"])
 
     def capture(self, controller, controls: InputState) -> None:
-        """Keep the frame `controller` has just stepped to with `controls`."""
-        frames = self._frames
-        frames["root_position"].append(controller.root_position)
-        frames["root_direction"].append(controller.root_direction)
-        frames["joint_positions"].append(controller.joint_positions_final.copy())
-        frames["joint_positions_raw"].append(np.array(controller.joint_positions_raw, np.float32))
-        frames["joint_rotations"].append(controller.global_transforms[:, :3, :3].copy())
-        frames["contacts"].append(controller.contacts.copy())
-        frames["phase"].append(controller.phase)
-        frames["gait"].append(controller.gait)
-        frames["stick"].append((controls.move_x, controls.move_y))
-        frames["trigger"].append((controls.strafe, controls.jog))
-        frames["target_velocity"].append(tuple(controller.target_velocity))
-        trajectory = controller.trajectory
-        frames["trajectory_positions"].append(trajectory.positions[SAMPLE_FRAMES].copy())
-        frames["trajectory_directions"].append(trajectory.directions[SAMPLE_FRAMES].copy())
-        frames["trajectory_gaits"].append(trajectory.gaits[SAMPLE_FRAMES].copy())
+        """Keep the frame `controller` has just stepped to with `controls` (the player's input);
+        with a crowd, every character's frame (the others' inputs from the controls it stepped with)."""
+        crowd, rows, frames = controller.crowd, controller.last_controls, self._frames
+        trajectory = crowd.trajectory
+        frames["root_position"].append(crowd.root_positions)
+        frames["root_direction"].append(crowd.root_directions)
+        frames["joint_positions"].append(crowd.joint_positions_final.copy())
+        frames["joint_positions_raw"].append(np.array(crowd.joint_positions_raw, np.float32))
+        frames["joint_rotations"].append(crowd.global_transforms[..., :3, :3].copy())
+        frames["contacts"].append(crowd.contacts.copy())
+        frames["phase"].append(crowd.phase.copy())
+        frames["gait"].append(crowd.gaits)
+        frames["stick"].append(rows.move.copy())
+        frames["trigger"].append(np.stack([rows.strafe, rows.jog], axis=1))
+        frames["target_velocity"].append(crowd.target_velocity.copy())
+        frames["trajectory_positions"].append(trajectory.positions[:, SAMPLE_FRAMES].copy())
+        frames["trajectory_directions"].append(trajectory.directions[:, SAMPLE_FRAMES].copy())
+        frames["trajectory_gaits"].append(trajectory.gaits[:, SAMPLE_FRAMES].copy())
+        inputs = np.zeros((crowd.count, len(INPUT_COLUMNS)))
+        inputs[:, 0:2], inputs[:, 4], inputs[:, 5] = rows.move, rows.strafe, rows.jog
+        inputs[:, 6], inputs[:, 7], inputs[:, 8], inputs[:, 11] = rows.crouch, rows.ik, rows.responsive, rows.camera_yaw
         camera = controller.camera
-        self._inputs.append((controls.move_x, controls.move_y, controls.look_x, controls.look_y, controls.strafe,
-                             controls.jog, controls.crouch, controls.ik, controls.responsive, controls.debug,
-                             controls.zoom, camera.yaw, camera.pitch))
+        inputs[0] = (controls.move_x, controls.move_y, controls.look_x, controls.look_y, controls.strafe,
+                     controls.jog, controls.crouch, controls.ik, controls.responsive, controls.debug,
+                     controls.zoom, camera.yaw, camera.pitch)
+        self._inputs.append(inputs)
         self._modes.append(controller.network.mode)
 
     def arrays(self) -> dict[str, np.ndarray]:
+        """Per-frame arrays (T, ...) of one character, or (N, T, ...) of a crowd of N."""
         arrays = {key: np.asarray(values, np.float32) for key, values in self._frames.items()}
-        arrays["inputs"] = np.asarray(self._inputs, np.float64).reshape(-1, len(INPUT_COLUMNS))
+        arrays["inputs"] = np.asarray(self._inputs, np.float64).reshape(len(self), -1, len(INPUT_COLUMNS))
+        characters = arrays["inputs"].shape[1] if len(self) else 1
+        for key in _PER_FRAME + ("inputs",):
+            arrays[key] = arrays[key][:, 0] if characters == 1 else np.swapaxes(arrays[key], 0, 1)
         arrays["frame_mode"] = np.asarray([MODES.index(mode) for mode in self._modes], np.int8)
+        if characters > 1:
+            arrays["characters"] = np.int32(characters)
         return arrays
 
     @property
@@ -111,7 +130,12 @@ class Recorder:
                 from ..motion.bvh import write_bvh
                 from ..motion.bvh_export import motion_from_world
 
-                write_bvh(motion_from_world(arrays["joint_positions"], arrays["joint_rotations"], 1.0 / FPS), path)
+                positions, rotations = arrays["joint_positions"], arrays["joint_rotations"]
+                if "characters" not in arrays:
+                    write_bvh(motion_from_world(positions, rotations, 1.0 / FPS), path)
+                else:   # a crowd: the player in PATH, character k in PATH's name + "_k"
+                    for k in range(len(positions)):
+                        write_bvh(motion_from_world(positions[k], rotations[k], 1.0 / FPS), crowd_bvh_path(path, k))
             else:
                 start = {f"start_{key}": value for key, value in (self.start_state or {}).items()}
                 np.savez_compressed(path, fps=np.int32(FPS), joint_names=np.array(JOINT_NAMES), parents=PARENTS,
@@ -121,6 +145,11 @@ class Recorder:
         except OSError as error:
             raise RecordingError(f"cannot write the recording ({error.strerror or error})", path) from None
         return path
+
+
+def crowd_bvh_path(path: Path, character: int) -> Path:
+    """Where a crowd recording's BVH for `character` goes: PATH for the player, NAME_k.bvh beside it."""
+    return path if character == 0 else path.with_name(f"{path.stem}_{character}{path.suffix}")
 
 
 def _format(path: Path) -> str:
@@ -195,9 +224,10 @@ class Recording:
         return transforms
 
 
-def load_recording(path: str | Path, bvh_scale: float = 1.0) -> Recording:
+def load_recording(path: str | Path, bvh_scale: float = 1.0, character: int | None = None) -> Recording:
     """Read a .npz recording or a BVH clip on the 31-joint skeleton (in the demo's units unless
-    `bvh_scale` says otherwise, e.g. 5.6444 for CMU clips)."""
+    `bvh_scale` says otherwise, e.g. 5.6444 for CMU clips). A crowd's recording gives the
+    character `character` (0 is the player)."""
     path = Path(path)
     suffix = _format(path)
     if not path.is_file():
@@ -225,6 +255,8 @@ def load_recording(path: str | Path, bvh_scale: float = 1.0) -> Recording:
     missing = [key for key in ("joint_positions", "joint_rotations") if key not in arrays]
     if missing:
         raise RecordingError(f"is not a pfnn-demo recording (no {', '.join(missing)})", path)
+    if "characters" in arrays:
+        arrays = _one_character(arrays, character, path)
     if arrays["joint_positions"].ndim != 3 or arrays["joint_positions"].shape[1:] != (len(JOINT_NAMES), 3):
         raise RecordingError(f"joint_positions has shape {arrays['joint_positions'].shape}, expected (T, 31, 3)", path)
     frames = len(arrays["joint_positions"])
@@ -235,6 +267,27 @@ def load_recording(path: str | Path, bvh_scale: float = 1.0) -> Recording:
     arrays["frame_time"] = np.float64(1.0 / float(arrays.get("fps", FPS)))
     text = {key: str(arrays.pop(key)) if key in arrays else None for key in ("scene", "mode", "network")}
     return Recording(path, arrays, text["scene"], text["mode"], text["network"])
+
+
+def _one_character(arrays: dict[str, np.ndarray], character: int | None, path: Path) -> dict[str, np.ndarray]:
+    """Character `character`'s arrays of a crowd recording, in a single character's layout."""
+    count = int(arrays.pop("characters"))
+    if character is None:
+        raise RecordingError(f"holds a crowd of {count} characters: choose one with --character K "
+                             f"(0 is the player, up to {count - 1})", path)
+    if not 0 <= character < count:
+        raise RecordingError(f"has characters 0 to {count - 1}, not {character}", path)
+    out = {}
+    for key, value in arrays.items():
+        name = key[len("start_"):] if key.startswith("start_") else key
+        per_character = key in _PER_FRAME or key == "inputs" or (key.startswith("start_") and name not in _SHARED_STATE)
+        if per_character and (value.ndim == 0 or len(value) != count):
+            raise RecordingError(f"is damaged: {key} does not have one entry per character", path)
+        out[key] = value[character] if per_character else value
+    return out
+
+
+_SHARED_STATE = ("frame", "camera", "camera_target")
 
 
 class RecordedInput:

@@ -67,6 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
                           "in the current folder)")
     run.add_argument("--record-format", choices=("npz", "bvh", "both"), default="both",
                      help="window: what a recording writes (default: both, the .npz and the .bvh)")
+    run.add_argument("--characters", type=int, default=1, metavar="N",
+                     help="characters in the scene: the player and N-1 more, who wander (or follow "
+                          "--crowd-script), simulated together (default 1; the menu changes it in the window)")
+    run.add_argument("--crowd-script", action="append", default=[], metavar="FILE",
+                     help="an input script for character 1, the next for character 2, ... (repeatable); "
+                          "the others wander")
+    run.add_argument("--seed", type=int, default=0, help="seed of the crowd's wandering and spawn points (default 0)")
+    run.add_argument("--character", type=int, default=None, metavar="K",
+                     help="with --replay-input of a crowd's recording: the character whose inputs to play (0: the player)")
     run.add_argument("--no-ik", action="store_true", help="switch foot IK off (the script's 'ik' is ignored)")
     run.add_argument("--fullscreen", action="store_true", help="open the window fullscreen (F11 toggles)")
     run.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="window size (default 1280x720)")
@@ -86,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="multiply a BVH's lengths by S (default 1: the demo's units, as `run --record` "
                              "writes; 5.6444 for CMU clips)")
     replay.add_argument("--frame", type=int, default=0, metavar="K", help="frame to start at (default 0)")
+    replay.add_argument("--character", type=int, default=None, metavar="K",
+                        help="of a crowd's recording, the character to watch (0: the player)")
     replay.add_argument("--paused", action="store_true", help="start paused")
     replay.add_argument("--fullscreen", action="store_true", help="open the window fullscreen")
     replay.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="window size (default 1280x720)")
@@ -112,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--replay", metavar="FILE",
                       help="show a frame of a recording (.npz, or .bvh in the demo's units) instead of simulating")
     shot.add_argument("--frame", type=int, default=0, metavar="K", help="frame of --replay to show (default 0)")
+    shot.add_argument("--character", type=int, default=None, metavar="K",
+                      help="of a crowd's recording (--replay), the character to show (0: the player)")
     shot.add_argument("--camera-yaw", type=float, default=None, metavar="DEG", help="camera yaw in degrees")
     shot.set_defaults(handler=_screenshot)
 
@@ -355,7 +368,7 @@ def _replay(args) -> int:
     from ..sim.recording import load_recording
     from ..sim.scene import load_scene
 
-    recording = load_recording(args.recording, args.bvh_scale)
+    recording = load_recording(args.recording, args.bvh_scale, args.character)
     scene = load_scene(args.scene or recording.scene or "plaza")
     playback = Playback(recording, scene)
     _check_frame(args.frame, recording)
@@ -420,7 +433,7 @@ def _replay_frame(args):
     from ..app.replay_demo import HELP
     from ..sim.scene import load_scene
 
-    recording = load_recording(args.replay)
+    recording = load_recording(args.replay, character=args.character)
     playback = Playback(recording, load_scene(args.scene or recording.scene or "plaza"))
     _check_frame(args.frame, recording)
     playback.seek(args.frame)
@@ -460,6 +473,7 @@ def _run_headless(args) -> int:
     from ..sim.input_script import InputScript
     from ..sim.recording import Recorder, RecordedInput, load_recording
     from ..sim.scene import load_scene
+    from ..sim.wander import CrowdBehaviour, spawn_points
 
     if args.record:
         check_destination(args.record)        # before any work: a bad destination loses nothing
@@ -468,7 +482,7 @@ def _run_headless(args) -> int:
     if args.replay_input:
         if args.script:
             raise PfnnError("give either --script or --replay-input, not both")
-        recording = load_recording(args.replay_input)
+        recording = load_recording(args.replay_input, character=args.character)
         script = RecordedInput(recording)
         source = Path(args.replay_input).name + " (its inputs)"
         scene = load_scene(args.scene or recording.scene or "plaza")
@@ -481,15 +495,28 @@ def _run_headless(args) -> int:
                         "or --replay-input REC.npz")
     if args.no_ik:
         script = script.without_ik()
+    count = _crowd_size(args)
+    if args.replay_input and count > 1:
+        raise PfnnError("--replay-input plays one character's inputs; leave out --characters")
+    crowd_scripts = {i + 1: InputScript.load(path) for i, path in enumerate(args.crowd_script)}
+    if len(crowd_scripts) > count - 1:
+        raise PfnnError(f"{len(crowd_scripts)} --crowd-script files for {count - 1} other characters; "
+                        f"raise --characters to at least {len(crowd_scripts) + 1}")
     network = _load_network(args)
     frames = min(args.frames or script.frames, script.frames) if args.replay_input else (args.frames or script.frames)
-    controller = Controller(network, scene)
+    crowd = None
+    if count > 1:
+        crowd = CrowdBehaviour(scene, count, args.seed, crowd_scripts)
+        controller = Controller(network, scene, characters=count, starts=spawn_points(scene, count, args.seed))
+    else:
+        controller = Controller(network, scene)
     if args.replay_input:
         script.prepare(controller)
     recorder = Recorder(controller) if args.record else None
+    who = "" if count == 1 else f", {count} characters"
     print(f"simulating {frames} frames ({frames / 60:.1f} s) of {source} in scene "
-          f"{scene.name!r}, {network.mode} mode{', IK off' if args.no_ik else ''}", file=sys.stderr)
-    seconds, failure = simulate(controller, script, frames, recorder, progress=sys.stderr.isatty())
+          f"{scene.name!r}, {network.mode} mode{who}{', IK off' if args.no_ik else ''}", file=sys.stderr)
+    seconds, failure = simulate(controller, script, frames, recorder, progress=sys.stderr.isatty(), crowd=crowd)
     done = len(recorder) if recorder is not None else (controller.frame)
     print(f"{done} frames in {seconds:.2f} s ({done / max(seconds, 1e-9) / 60:.1f}x real time)", file=sys.stderr)
     if recorder is not None and len(recorder):
@@ -499,6 +526,15 @@ def _run_headless(args) -> int:
     if failure is not None:
         raise failure
     return 0
+
+
+MAX_CHARACTERS = 1024
+
+
+def _crowd_size(args) -> int:
+    if not 1 <= args.characters <= MAX_CHARACTERS:
+        raise PfnnError(f"--characters must be between 1 and {MAX_CHARACTERS}, got {args.characters}")
+    return args.characters
 
 
 def _convert_weights(args) -> int:

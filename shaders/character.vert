@@ -1,6 +1,6 @@
 #version 330
+// #include skinning.glsl
 uniform mat4 view_projection;
-uniform mat4 joints[31];
 in vec3 in_position;
 in vec3 in_normal;
 in vec4 in_joints;
@@ -8,8 +8,7 @@ in vec4 in_weights;
 out vec3 world_position;
 out vec3 world_normal;
 void main() {
-    mat4 skin = in_weights.x * joints[int(in_joints.x)] + in_weights.y * joints[int(in_joints.y)]
-              + in_weights.z * joints[int(in_joints.z)] + in_weights.w * joints[int(in_joints.w)];
+    mat4 skin = skin_matrix(in_joints, in_weights);
     vec4 position = skin * vec4(in_position, 1.0);
     world_position = position.xyz;
     world_normal = mat3(skin) * in_normal;

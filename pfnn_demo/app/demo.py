@@ -19,11 +19,13 @@ from .render.hud import Hud
 from .render.menu import Entry, Menu, Page
 from .render.renderer import Renderer, ViewOptions
 from ..sim.scene import load_scene, scene_files
+from ..sim.wander import CrowdBehaviour, open_ground, spawn_points
 
 TICK = 1.0 / 60.0
 MAX_STEPS_PER_FRAME = 8     # beyond this the simulation slows instead of spiralling
 NOTE_SECONDS = 4.0
 RECORD_FORMATS = ("npz", "bvh")
+CROWD_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)   # the menu's and the +/- keys' steps (characters, the player included)
 
 _MENU_KEYS = {pygame.K_UP: "up", pygame.K_w: "up", pygame.K_DOWN: "down", pygame.K_s: "down",
               pygame.K_LEFT: "left", pygame.K_a: "left", pygame.K_RIGHT: "right", pygame.K_d: "right",
@@ -34,7 +36,8 @@ _MENU_BUTTONS = {"dpup": "up", "dpdown": "down", "dpleft": "left", "dpright": "r
 
 class Demo:
     def __init__(self, ctx, network: PhaseFunctionedNetwork, scene: str = "plaza",
-                 record_dir: str | Path = DEFAULT_RECORD_DIR, record_formats: tuple[str, ...] = RECORD_FORMATS):
+                 record_dir: str | Path = DEFAULT_RECORD_DIR, record_formats: tuple[str, ...] = RECORD_FORMATS,
+                 characters: int = 1, seed: int = 0):
         return_large_blocks_to_the_system()     # memory stays flat however often the scene changes
         self.ctx = ctx
         self.record_dir = Path(record_dir)
@@ -42,7 +45,12 @@ class Demo:
         self.recorder: Recorder | None = None
         self.failures = 0
         self.scene_names = list(scene_files())
+        self.seed = seed
         self.controller = Controller(network, load_scene(scene))
+        self.crowd_behaviour: CrowdBehaviour | None = None
+        self._ground = None
+        if characters > 1:
+            self.set_characters(characters)
         self.renderer = Renderer(ctx)
         self.input = PlayerInput()
         self.hud = Hud()
@@ -69,10 +77,49 @@ class Demo:
         if self.recording:      # a recording holds one scene
             self.stop_recording()
         try:
-            self.controller.load_scene(load_scene(name))
-            self.say(f"Scene: {self.controller.scene.display_name}")
+            scene = load_scene(name)
         except PfnnError as error:
             self.say(f"Cannot load scene {name}: {error.detail}")
+            return
+        count = self.controller.characters
+        self._ground = open_ground(scene) if count > 1 else None
+        self.controller.load_scene(scene, spawn_points(scene, count, self.seed, self._ground) if count > 1 else None)
+        self.crowd_behaviour = CrowdBehaviour(scene, count, self.seed, ground=self._ground) if count > 1 else None
+        self.say(f"Scene: {scene.display_name}")
+
+    @property
+    def characters(self) -> int:
+        return self.controller.characters
+
+    def set_characters(self, count: int) -> None:
+        """Change how many characters the scene holds (the player included): the player carries on,
+        the others start afresh on open ground and wander."""
+        count = max(1, int(count))
+        if count == self.controller.characters:
+            return
+        if self.recording:      # a recording holds one crowd
+            self.stop_recording()
+        old, scene = self.controller, self.controller.scene
+        player = old.crowd.state(0)
+        if count > 1 and self._ground is None:
+            self._ground = open_ground(scene)
+        starts = spawn_points(scene, count, self.seed, self._ground) if count > 1 else None
+        controller = Controller(old.network, scene, characters=count, starts=starts)
+        controller.crowd.restore(player, 0)
+        controller.camera = old.camera
+        self.controller = controller
+        self.crowd_behaviour = CrowdBehaviour(scene, count, self.seed, ground=self._ground) if count > 1 else None
+        self.say(f"Characters: {count}" + ("" if count == 1 else f" (you and {count - 1} more)"))
+
+    def step_characters(self, step: int) -> None:
+        """The next crowd size up (+1) or down (-1) in CROWD_SIZES."""
+        count = self.controller.characters
+        bigger = [n for n in CROWD_SIZES if n > count]
+        smaller = [n for n in CROWD_SIZES if n < count]
+        if step > 0 and bigger:
+            self.set_characters(bigger[0])
+        elif step < 0 and smaller:
+            self.set_characters(smaller[-1])
 
     def set_mode(self, mode: str) -> None:
         self.controller.network.set_mode(mode)
@@ -152,6 +199,9 @@ class Demo:
             Entry(lambda: f"Scene: {self.controller.scene.display_name}  >", lambda: self.menu.push(self._scene_page())),
             Entry(lambda: f"Network mode:  < {self.controller.network.mode} >", lambda: self.cycle_mode(1),
                   lambda: self.cycle_mode(-1), lambda: self.cycle_mode(1)),
+            Entry(lambda: f"Characters:  < {self.characters} >", lambda: self.step_characters(1),
+                  lambda: self.step_characters(-1), lambda: self.step_characters(1)),
+            Entry(lambda: f"Everyone's trajectories: {on_off(self.options.crowd_trajectories)}", self._flip_crowd_trajectories),
             Entry(lambda: f"Foot IK: {on_off(toggles.ik)}", flip("ik")),
             Entry(lambda: f"Debug drawing: {on_off(toggles.debug)}", flip("debug")),
             Entry(lambda: f"Debug joints and velocities: {on_off(self.options.debug_joints)}", self._flip_joints),
@@ -182,6 +232,9 @@ class Demo:
     def _toggle_recording_from_menu(self) -> None:
         self.toggle_recording()
         self.menu.close()
+
+    def _flip_crowd_trajectories(self) -> None:
+        self.options.crowd_trajectories = not self.options.crowd_trajectories
 
     def _flip_joints(self) -> None:
         self.options.debug_joints = not self.options.debug_joints
@@ -216,6 +269,10 @@ class Demo:
             self.cycle_mode(1)
         elif key == pygame.K_F5:
             self.toggle_recording()
+        elif key in (pygame.K_EQUALS, pygame.K_PLUS, pygame.K_KP_PLUS):
+            self.step_characters(1)
+        elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
+            self.step_characters(-1)
         elif pygame.K_1 <= key <= pygame.K_9 and key - pygame.K_1 < len(self.scene_names):
             self.load_scene(self.scene_names[key - pygame.K_1])
 
@@ -274,17 +331,31 @@ class Demo:
         steps = 0
         while self.accumulator >= TICK - 1e-9:
             self.accumulator -= TICK
+            controller = self.controller
+            behaviour = self.crowd_behaviour
+            others = None if behaviour is None else behaviour.next_controls(controller.crowd.root_positions[:, [0, 2]])
             try:
-                self.controller.step(controls)
+                controller.step(controls, others)
                 if self.recorder is not None:
-                    self.recorder.capture(self.controller, controls)
+                    self.recorder.capture(controller, controls)
             except NetworkOutputError as error:
                 self.failures += 1
                 self.stop_recording()        # keeps the frames before the failure
-                self.controller.reset(self.controller.scene.start)
+                self._reset_failed(error.characters or (0,))
                 self.say("Network failure, character reset: " + error.detail[:60])
             steps += 1
         return steps
+
+    def _reset_failed(self, characters) -> None:
+        """Put the characters whose network output failed back on their feet: the player at the
+        scene's start, the others on open ground."""
+        controller = self.controller
+        for index in characters:
+            if index == 0:
+                controller.reset(controller.scene.start)
+            else:
+                ground = self._ground if self._ground is not None else open_ground(controller.scene)
+                controller.crowd.reset(index, ground[(index * 7919 + controller.frame) % len(ground)])
 
     def render(self, framebuffer, size: tuple[int, int] | None = None) -> None:
         size = tuple(size or framebuffer.size)

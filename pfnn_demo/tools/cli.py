@@ -333,6 +333,9 @@ def _run(args) -> int:
     if args.record:
         raise PfnnError("--record is for headless runs (--headless --script FILE); in the window, F5, the pad's "
                         "Y or the menu records into --record-dir")
+    count = _crowd_size(args)
+    if args.crowd_script:
+        raise PfnnError("--crowd-script is for headless runs; in the window the other characters wander")
     network = _load_network(args)   # a missing network is the first thing to report
     from ..sim.scene import load_scene
 
@@ -344,7 +347,7 @@ def _run(args) -> int:
     from ..app.demo import Demo
     from ..app.window_app import run_window
 
-    run_window(lambda ctx: Demo(ctx, network, scene, record_dir, formats), args.size, args.fullscreen,
+    run_window(lambda ctx: Demo(ctx, network, scene, record_dir, formats, count, args.seed), args.size, args.fullscreen,
                verbose=args.verbose)
     return 0
 

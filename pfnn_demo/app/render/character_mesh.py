@@ -110,8 +110,8 @@ def build_character_mesh() -> tuple[np.ndarray, np.ndarray]:
 
 
 def skin_matrices(global_transforms: np.ndarray) -> np.ndarray:
-    """Skinning matrices (J, 4, 4): the posed global transform times the inverse rest transform."""
+    """Skinning matrices (..., J, 4, 4): the posed global transform times the inverse rest transform."""
     rest = rest_pose_globals()
     skin = global_transforms.astype(np.float32).copy()
-    skin[:, :3, 3] -= (skin[:, :3, :3] @ rest[:, :, None])[..., 0]
+    skin[..., :3, 3] -= (skin[..., :3, :3] @ rest[:, :, None])[..., 0]
     return skin

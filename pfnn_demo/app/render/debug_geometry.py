@@ -40,6 +40,13 @@ def debug_geometry(controller, options) -> tuple[np.ndarray, np.ndarray, np.ndar
         points.append(_with_colour(positions[:110], trajectory.gaits[:110][:, [JUMP, BUMP, CROUCH]]))  # not the last 10
         _samples_geometry(trajectory.positions[SAMPLE_FRAMES], trajectory.directions[SAMPLE_FRAMES],
                           trajectory.gaits[SAMPLE_FRAMES], terrain, lines, points, big_points)
+    crowd = getattr(controller, "crowd", None)
+    if options.crowd_trajectories and crowd is not None and crowd.count > 1:
+        # The others' trajectories as points (every second frame), coloured by gait as the player's.
+        others = crowd.trajectory
+        positions = others.positions[1:, :110:2] + np.array([0, LIFT, 0], np.float32)
+        colours = others.gaits[1:, :110:2][..., [JUMP, BUMP, CROUCH]]
+        points.append(_with_colour(positions, colours).reshape(-1, 6))
     samples = getattr(controller, "trajectory_samples", None)   # a replay has the samples only
     if samples is not None:
         _samples_geometry(*samples, terrain, lines, points, big_points)

@@ -23,7 +23,9 @@ VERTICAL_FOV = 58.31          # degrees: the original's perspective(45) read as 
 NEAR, FAR = 10.0, 10000.0
 LIGHT_OFFSET = glm.vec3(*lighting.LIGHT_OFFSET)
 SHADOW_EXTENT = 200.0         # half-size of the light's view around the character
+CROWD_SHADOW_EXTENT = 600.0   # ... around the player when others are drawn: their shadows fall in it too
 SHADOW_SIZE = 1024
+CROWD_SHADOW_SIZE = 2048
 SHADOW_REACH = 190.0          # the character's shadow ends within this of its hips, away from the light
 NEAR_RADIUS = 75.0            # ... and within this of the line from the hips to there
 SKY = (0.78, 0.84, 0.90)
@@ -52,6 +54,7 @@ class ViewOptions:
     debug_joints: bool = False
     show_areas: bool = True
     show_contacts: bool = True
+    crowd_trajectories: bool = True    # with a crowd, every character's trajectory (else the player's only)
 
 
 class Renderer:
@@ -75,11 +78,9 @@ class Renderer:
             self.shadow_character_program, [(vbo, "3f 12x 4f 4f", "in_position", "in_joints", "in_weights")],
             ibo, index_element_size=4)
 
-        self.shadow_depth = ctx.depth_texture((SHADOW_SIZE, SHADOW_SIZE))
-        self.shadow_depth.compare_func = "<="
-        self.shadow_depth.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        self.shadow_depth.repeat_x = self.shadow_depth.repeat_y = False
-        self.shadow_fbo = ctx.framebuffer(depth_attachment=self.shadow_depth)
+        self._shadow_size = 0
+        self._set_shadow_size(SHADOW_SIZE)
+        self._skin_texture = None
 
         corners = np.array([0, 0, 1, 0, 0, 1, 1, 1], np.float32)
         self.overlay_vao = ctx.vertex_array(self.overlay_program, [(ctx.buffer(corners.tobytes()), "2f", "in_corner")])
@@ -89,6 +90,36 @@ class Renderer:
         self._lines_vao = ctx.vertex_array(self.lines_program, [(self._lines_vbo, "3f 3f", "in_position", "in_colour")])
         self.scene = None
         self._terrain_objects = []
+
+    def _set_shadow_size(self, size: int) -> None:
+        if size == self._shadow_size:
+            return
+        if self._shadow_size:
+            self.shadow_fbo.release()
+            self.shadow_depth.release()
+        self.shadow_depth = self.ctx.depth_texture((size, size))
+        self.shadow_depth.compare_func = "<="
+        self.shadow_depth.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        self.shadow_depth.repeat_x = self.shadow_depth.repeat_y = False
+        self.shadow_fbo = self.ctx.framebuffer(depth_attachment=self.shadow_depth)
+        self._shadow_size = size
+
+    def _upload_skins(self, global_transforms: np.ndarray) -> int:
+        """Every character's skinning matrices into the skin texture; returns the character count."""
+        skins = skin_matrices(global_transforms.reshape((-1,) + global_transforms.shape[-3:]))
+        count, joints = skins.shape[:2]
+        columns = np.ascontiguousarray(np.swapaxes(skins, -1, -2)).reshape(count, joints * 4, 4)
+        texture = self._skin_texture
+        if texture is None or texture.size != (joints * 4, count):
+            if texture is not None:
+                texture.release()      # GPU objects are not freed by garbage collection
+            texture = self._skin_texture = self.ctx.texture((joints * 4, count), 4, dtype="f4")
+            texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        texture.write(columns.tobytes())
+        texture.use(location=2)
+        for program in (self.character_program, self.shadow_character_program):
+            program["skin_texture"].value = 2
+        return count
 
     # -- scene -------------------------------------------------------------------------------------
 
@@ -110,18 +141,21 @@ class Renderer:
 
     # -- frame ---------------------------------------------------------------------------------------
 
-    def matrices(self, camera, size: tuple[int, int], focus=None) -> tuple[glm.mat4, glm.mat4]:
-        """Camera view-projection, and the light's matrix for a shadow map centred on `focus`."""
+    def matrices(self, camera, size: tuple[int, int], focus=None,
+                 extent: float = SHADOW_EXTENT) -> tuple[glm.mat4, glm.mat4]:
+        """Camera view-projection, and the light's matrix for a shadow map of half-size `extent`
+        centred on `focus`."""
         aspect = size[0] / max(size[1], 1)
         projection = glm.perspective(math.radians(VERTICAL_FOV), aspect, NEAR, FAR)
         target = glm.vec3(*(float(v) for v in focus)) if focus is not None else camera.target
         light_view = glm.lookAt(target + LIGHT_OFFSET, target, glm.vec3(0, 1, 0))
-        light_projection = glm.ortho(-SHADOW_EXTENT, SHADOW_EXTENT, -SHADOW_EXTENT, SHADOW_EXTENT, NEAR, FAR)
+        light_projection = glm.ortho(-extent, extent, -extent, extent, NEAR, FAR)
         return projection * camera.view_matrix(), light_projection * light_view
 
     def render(self, framebuffer: moderngl.Framebuffer, controller, options: ViewOptions,
                overlays: list[tuple[str, object, tuple[int, int]]] = (), size: tuple[int, int] | None = None) -> None:
-        """Draw the controller's current frame into `framebuffer`.
+        """Draw the controller's current frame into `framebuffer`: its character, and with a crowd
+        (`controller.crowd`) every character, in one instanced draw per pass.
 
         `overlays`: (name, pygame surface, (x, y)) drawn on top in order. `size`: the drawable size
         when it differs from the framebuffer's own (a window's default framebuffer after a resize).
@@ -129,8 +163,12 @@ class Renderer:
         ctx = self.ctx
         self.set_scene(controller.scene)
         size = tuple(size or framebuffer.size)
-        view_projection, light_matrix = self.matrices(controller.camera, size, controller.joint_positions[0])
-        skin = np.ascontiguousarray(skin_matrices(controller.global_transforms).transpose(0, 2, 1)).tobytes()
+        crowd = getattr(controller, "crowd", None)
+        transforms = crowd.global_transforms if crowd is not None else controller.global_transforms
+        count = self._upload_skins(transforms)
+        extent = SHADOW_EXTENT if count == 1 else CROWD_SHADOW_EXTENT
+        self._set_shadow_size(SHADOW_SIZE if count == 1 else CROWD_SHADOW_SIZE)
+        view_projection, light_matrix = self.matrices(controller.camera, size, controller.joint_positions[0], extent)
         light_dir = glm.normalize(-LIGHT_OFFSET)
 
         # Shadow pass: the character, in a map centred on it. The light's direction is fixed, so the
@@ -140,8 +178,7 @@ class Renderer:
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.cull_face = "front"
         self.shadow_character_program["light_matrix"].write(_bytes(light_matrix))
-        self.shadow_character_program["joints"].write(skin)
-        self.shadow_character_vao.render()
+        self.shadow_character_vao.render(instances=count)
 
         # Main pass.
         framebuffer.use()
@@ -161,10 +198,10 @@ class Renderer:
             self.character_program[name].value = value
         self.terrain_program["foot_positions"].write(feet.tobytes())
         self.terrain_program["hip_position"].value = tuple(float(v) for v in controller.joint_positions[0])
-        self._render_terrain(view_projection, controller.camera.position, controller.joint_positions[0])
-        self.character_program["joints"].write(skin)
+        shadow_radius = NEAR_RADIUS if count == 1 else extent   # every tile a character's shadow may reach
+        self._render_terrain(view_projection, controller.camera.position, controller.joint_positions[0], shadow_radius)
         self.character_program["albedo"].value = CHARACTER_ALBEDO
-        self.character_vao.render()
+        self.character_vao.render(instances=count)
 
         if options.debug:
             self._draw_debug(controller, options, view_projection)
@@ -172,7 +209,7 @@ class Renderer:
         for name, surface, position in overlays:
             self._draw_overlay(name, surface, position, size)
 
-    def _render_terrain(self, view_projection: glm.mat4, eye, hip) -> None:
+    def _render_terrain(self, view_projection: glm.mat4, eye, hip, near_radius: float = NEAR_RADIUS) -> None:
         """The terrain tiles inside the view, full resolution near the camera; the tiles the
         character's shadow and contacts can reach (a capsule from the hips away from the light)
         with the full shader, the others without."""
@@ -181,7 +218,7 @@ class Renderer:
         start = (float(hip[0]), float(hip[2]))
         end = (start[0] + SHADOW_REACH * away.x, start[1] + SHADOW_REACH * away.y)
         near, far = self.terrain_mesh.visible_ranges(matrix, tuple(eye), near_segment=(start, end),
-                                                     near_radius=NEAR_RADIUS, focus=hip)
+                                                     near_radius=near_radius, focus=hip)
         for vao, ranges in ((self.terrain_vao, near), (self.far_terrain_vao, far)):
             if not ranges:
                 continue

@@ -1,0 +1,202 @@
+"""Many characters stepped together: equal to each stepped alone, keeping apart and inside the walls,
+headless and in the window."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+
+import numpy as np
+import pygame
+import pytest
+
+from pfnn_demo.app.demo import Demo
+from pfnn_demo.app.render.offscreen import OffscreenTarget
+from pfnn_demo.library import load_network
+from pfnn_demo.sim.controls import Controls
+from pfnn_demo.sim.crowd import Crowd
+from pfnn_demo.sim.input_script import InputScript
+from pfnn_demo.sim.recording import load_recording
+from pfnn_demo.sim.scene import load_scene
+from pfnn_demo.sim.wander import CrowdBehaviour, spawn_points
+from pfnn_demo.tools.cli import main
+
+TICK = 1 / 60
+CHARACTER_ALBEDO = np.array([255, 230, 153])   # the character's colour before lighting, roughly
+
+
+def one_row(controls: Controls, i: int) -> Controls:
+    return Controls(*(np.array(getattr(controls, field)[i:i + 1]) for field in
+                      ("move", "camera_yaw", "strafe", "jog", "crouch", "responsive", "ik")))
+
+
+@pytest.mark.parametrize("mode", ["cubic", "constant"])
+def test_characters_stepped_together_equal_each_stepped_alone(mode):
+    """Six characters under different inputs (wandering, jogging, turning, crouching) for 360
+    frames together, then each alone under its own inputs: the same poses frame by frame."""
+    scene, count = load_scene("tunnel"), 6
+    network = load_network(None, mode)
+    starts = spawn_points(scene, count, seed=3)
+    behaviour = CrowdBehaviour(scene, count, seed=3)
+    crowd = Crowd(network, scene, count, starts=starts)
+    inputs, poses, phases = [], [], []
+    for frame in range(360):
+        controls = behaviour.next_controls(crowd.root_positions[:, [0, 2]])
+        controls.move[0] = (np.sin(frame / 40), 1.0)               # the "player": weaving, jogging, crouching
+        controls.camera_yaw[0] = 0.01 * frame
+        controls.jog[0] = float(120 <= frame < 220)
+        controls.crouch[0] = frame >= 260
+        inputs.append(copy.deepcopy(controls))
+        crowd.step(controls)
+        poses.append(crowd.joint_positions_final.copy())
+        phases.append(crowd.phase.copy())
+    poses, phases = np.array(poses), np.array(phases)
+    assert np.ptp(poses[:, :, 0, 0], axis=0).min() > 50, "every character moved"
+    for i in range(count):
+        alone = Crowd(network, scene, 1, starts=starts[i:i + 1])
+        for frame, controls in enumerate(inputs):
+            alone.step(one_row(controls, i))
+            # Within 0.01 units (0.1 mm): one matrix product for six rows rounds a little
+            # differently from six products of one row; nothing else differs.
+            assert np.max(np.abs(alone.joint_positions_final[0] - poses[frame, i])) < 0.01, (i, frame)
+            assert abs(alone.phase[0] - phases[frame, i]) < 1e-3, (i, frame)
+
+
+def crosses(walls: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether any step a[k] -> b[k] (K, 2) properly crosses a wall's centre segment."""
+    p, q = walls[None, :, 0:2], walls[None, :, 2:4]
+    a, b = a[:, None], b[:, None]
+
+    def side(o, u, v):
+        return np.sign((u[..., 0] - o[..., 0]) * (v[..., 1] - o[..., 1]) - (u[..., 1] - o[..., 1]) * (v[..., 0] - o[..., 0]))
+
+    return bool(np.any((side(a, b, p) * side(a, b, q) < 0) & (side(p, q, a) * side(p, q, b) < 0)))
+
+
+@pytest.mark.parametrize("scene_name, count, seconds", [("plaza", 24, 25), ("urban", 16, 15)])
+def test_wanderers_walk_keep_apart_and_stay_inside_the_walls(scene_name, count, seconds):
+    scene = load_scene(scene_name)
+    network = load_network(None, "cubic")
+    behaviour = CrowdBehaviour(scene, count, seed=1)
+    crowd = Crowd(network, scene, count, starts=spawn_points(scene, count, seed=1))
+    roots = []
+    for _ in range(seconds * 60):
+        crowd.step(behaviour.next_controls(crowd.root_positions[:, [0, 2]]))
+        roots.append(crowd.root_positions[:, [0, 2]])
+    roots = np.array(roots)                                     # (T, N, 2)
+    walls = scene.areas.walls
+    for t in range(1, len(roots)):
+        assert not crosses(walls, roots[t - 1], roots[t]), f"a character crossed a wall at frame {t}"
+    assert scene.areas.wall_distance(roots.reshape(-1, 2)).min() > walls[:, 4].min() - 1e-3
+
+    wanderers = roots[:, 1:]
+    speed = np.linalg.norm(np.diff(wanderers, axis=0), axis=-1) * 60
+    assert 50 < speed.mean() < 300, speed.mean()                # they walk (about 1-3 m/s) ...
+    assert 0.05 < np.mean(speed < 20) < 0.6                      # ... and stand now and then
+    travelled = np.linalg.norm(wanderers[-1] - wanderers[0], axis=-1)
+    assert np.median(travelled) > 200
+
+    # Apart: closer than 40 units (bodies touching) rarely, and never for more than a second.
+    i, j = np.triu_indices(count - 1, 1)
+    distance = np.linalg.norm(wanderers[:, i] - wanderers[:, j], axis=-1)   # (T, pairs)
+    close = distance < 40
+    assert close.mean() < 0.005
+    longest = 0
+    for pair in close.T:
+        runs = np.diff(np.flatnonzero(np.diff(np.concatenate([[0], pair.astype(int), [0]]))))[::2]
+        longest = max(longest, runs.max(initial=0))
+    assert longest <= 60, f"two characters overlapped for {longest} frames"
+
+
+def test_wanderers_crouch_through_the_crouch_area():
+    scene = load_scene("tunnel")
+    cx, _, cz, size_x, size_z = scene.areas.crouches[0]
+    behaviour = CrowdBehaviour(scene, 2, seed=0)
+    behaviour.wander.goal[0] = (cx, cz)                          # send the wanderer into the tunnel
+    behaviour.wander.wait[0] = 0
+    crowd = Crowd(load_network(None, "cubic"), scene, 2, starts=np.array([scene.start, (cx + size_x / 2 + 250, cz)]))
+    inside = []
+    for _ in range(600):
+        controls = behaviour.next_controls(crowd.root_positions[:, [0, 2]])
+        crowd.step(controls)
+        x, z = crowd.root_positions[1, [0, 2]]
+        if abs(x - cx) < size_x / 2 - 30 and abs(z - cz) < size_z / 2 - 30:
+            inside.append((bool(controls.crouch[1]), crowd.gaits[1, 3]))
+    assert len(inside) > 30, "the wanderer never reached the tunnel"
+    assert all(flag for flag, _ in inside) and np.mean([g for _, g in inside]) > 0.3
+
+
+def test_headless_crowd_records_every_character_and_one_replays_alone(tmp_path, capsys):
+    out = tmp_path / "crowd.npz"
+    assert main(["run", "--headless", "--script", "walk_circle", "--frames", "240", "--characters", "8",
+                 "--crowd-script", "jog_and_stop", "--record", str(out)]) == 0
+    with np.load(out) as data:
+        assert int(data["characters"]) == 8
+        assert data["joint_positions"].shape == (8, 240, 31, 3) and data["inputs"].shape == (8, 240, 13)
+        assert data["phase"].shape == (8, 240) and data["frame_mode"].shape == (240,)
+        script = InputScript.load("jog_and_stop")
+        expected = np.array([(s.move_x, s.move_y) for s in map(script.state, range(240))])
+        np.testing.assert_allclose(data["stick"][1], expected)      # character 1 followed its script
+        recorded = data["joint_positions"][3]
+    with pytest.raises(Exception, match="crowd of 8 characters"):
+        load_recording(out)
+    again = tmp_path / "three.npz"
+    assert main(["run", "--headless", "--replay-input", str(out), "--character", "3", "--record", str(again)]) == 0
+    assert np.max(np.abs(np.load(again)["joint_positions"] - recorded)) < 0.01
+    assert main(["run", "--headless", "--script", "walk_circle", "--characters", "0"]) == 2
+    assert "--characters must be between 1" in capsys.readouterr().err
+
+
+def test_crowd_bvh_export_writes_one_file_per_character(tmp_path):
+    out = tmp_path / "take.bvh"
+    assert main(["run", "--headless", "--script", "walk_circle", "--frames", "30", "--characters", "3",
+                 "--record", str(out)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["take.bvh", "take_1.bvh", "take_2.bvh"]
+
+
+def character_pixels(image: np.ndarray) -> int:
+    """Pixels of the characters' warm yellow (lit or shaded), not the grey terrain or blue sky."""
+    r, g, b = (image[..., k].astype(int) for k in range(3))
+    return int(np.sum((r - b > 40) & (g - b > 25)))
+
+
+def test_the_window_draws_the_crowd_and_the_menu_sizes_it(gl):
+    demo = Demo(gl, load_network(None, "cubic"), "plaza")
+    target = OffscreenTarget(gl, (480, 270))
+    demo.options.debug = False
+    demo.controller.camera.distance = 800                  # far enough to see a crowd around the player
+    demo.on_key(pygame.K_w, True)
+    for _ in range(60):
+        demo.update(TICK)
+    player = demo.controller.root_position
+    demo.render(target.framebuffer)
+    alone = character_pixels(target.read())
+
+    demo.open_menu()
+    entries = demo.menu.page.entries
+    index = next(i for i, entry in enumerate(entries) if entry.label().startswith("Characters"))
+    demo.menu.selected = index
+    for _ in range(4):
+        demo.menu.navigate("right")                        # 1 -> 2 -> 4 -> 8 -> 16
+    assert demo.characters == 16 and "16" in entries[index].label()
+    demo.menu.close()
+    np.testing.assert_array_equal(demo.controller.root_position, player)   # the player carried on
+    demo.on_key(pygame.K_w, True)
+    for _ in range(120):
+        demo.update(TICK)
+    assert np.linalg.norm(demo.controller.root_position - player) > 100   # still under control
+    demo.options.debug = False
+    demo.render(target.framebuffer)
+    crowd = character_pixels(target.read())
+    assert crowd > 3 * alone, (alone, crowd)
+    demo.on_key(pygame.K_MINUS, True)
+    assert demo.characters == 8
+
+
+def test_the_simulation_imports_neither_pygame_nor_moderngl():
+    code = ("import sys, pfnn_demo, pfnn_demo.sim.crowd, pfnn_demo.sim.wander, pfnn_demo.sim.headless, "
+            "pfnn_demo.sim.recording; bad = [m for m in ('pygame', 'moderngl', 'moderngl_window') if m in sys.modules]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -27,18 +27,18 @@ from pfnn_demo.sim.scene import load_scene  # noqa: E402
 
 
 class TimedNetwork:
-    """Wraps a network to add up the time spent inside predict."""
+    """Wraps a network to add up the time spent inside its batch evaluation."""
 
     def __init__(self, network: PhaseFunctionedNetwork):
         self.network = network
         self.weights = network.weights
-        self.input_size = network.input_size
+        self.input_size, self.output_size = network.input_size, network.output_size
         self.mode = network.mode
         self.seconds = 0.0
 
-    def predict(self, x, phase):
+    def predict_batch(self, x, phases):
         start = time.perf_counter()
-        y = self.network.predict(x, phase)
+        y = self.network.predict_batch(x, phases)
         self.seconds += time.perf_counter() - start
         return y
 

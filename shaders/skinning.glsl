@@ -1,10 +1,12 @@
 // Skinning matrices of every drawn character in one texture: row = instance (character),
 // texels 4j .. 4j+3 = the columns of joint j's matrix. One instanced draw covers the crowd.
+// A draw of instances k = 0, 1, ... shows characters first_character + k.
 uniform sampler2D skin_texture;
+uniform int first_character;
 mat4 joint_matrix(int joint) {
-    int x = 4 * joint;
-    return mat4(texelFetch(skin_texture, ivec2(x, gl_InstanceID), 0), texelFetch(skin_texture, ivec2(x + 1, gl_InstanceID), 0),
-                texelFetch(skin_texture, ivec2(x + 2, gl_InstanceID), 0), texelFetch(skin_texture, ivec2(x + 3, gl_InstanceID), 0));
+    ivec2 texel = ivec2(4 * joint, first_character + gl_InstanceID);
+    return mat4(texelFetch(skin_texture, texel, 0), texelFetch(skin_texture, texel + ivec2(1, 0), 0),
+                texelFetch(skin_texture, texel + ivec2(2, 0), 0), texelFetch(skin_texture, texel + ivec2(3, 0), 0));
 }
 mat4 skin_matrix(vec4 joints, vec4 weights) {
     return weights.x * joint_matrix(int(joints.x)) + weights.y * joint_matrix(int(joints.y))

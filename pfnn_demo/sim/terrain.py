@@ -37,6 +37,7 @@ class Heightmap:
         if not (cell_size > 0 and np.isfinite(cell_size)):
             raise HeightmapError(f"cell size must be a positive number, got {cell_size}", name)
         self.heights = np.ascontiguousarray(heights)
+        self._flat = self.heights.reshape(-1)
         self.cell_size = float(cell_size)
         self.name = name
         self._inv_cell = np.float32(1.0 / self.cell_size)
@@ -63,13 +64,16 @@ class Heightmap:
         fz = np.asarray(z, dtype=np.float32) * self._inv_cell + self._centre[1]
         x_floor, z_floor = np.floor(fx), np.floor(fz)
         ax, az = fx - x_floor, fz - z_floor
-        x0 = np.clip(x_floor.astype(np.int64), 0, self._last[0])
-        x1 = np.clip(x_floor.astype(np.int64) + 1, 0, self._last[0])
-        z0 = np.clip(z_floor.astype(np.int64), 0, self._last[1])
-        z1 = np.clip(z_floor.astype(np.int64) + 1, 0, self._last[1])
-        grid = self.heights
-        near = grid[x0, z0] * (1 - ax) + grid[x1, z0] * ax
-        far = grid[x0, z1] * (1 - ax) + grid[x1, z1] * ax
+        xi, zi = x_floor.astype(np.intp), z_floor.astype(np.intp)
+        last_x, last_z = self._last_x, self._last_z
+        # Row offsets into the flattened grid: one gather per corner instead of 2-D fancy indexing.
+        x0 = np.minimum(np.maximum(xi, 0), last_x) * (last_z + 1)
+        x1 = np.minimum(np.maximum(xi + 1, 0), last_x) * (last_z + 1)
+        z0 = np.minimum(np.maximum(zi, 0), last_z)
+        z1 = np.minimum(np.maximum(zi + 1, 0), last_z)
+        flat = self._flat
+        near = flat[x0 + z0] * (1 - ax) + flat[x1 + z0] * ax
+        far = flat[x0 + z1] * (1 - ax) + flat[x1 + z1] * ax
         result = near * (1 - az) + far * az
         return float(result) if np.ndim(result) == 0 else result
 

@@ -34,6 +34,7 @@ BLOBS = [
     ("RightToeBase", (0.0, -0.5, 4.0), (3.8, 2.5, 5.0)),
 ]
 RINGS, SEGMENTS = 12, 16
+CROWD_RINGS, CROWD_SEGMENTS = 6, 8     # the crowd's coarser body: a quarter of the vertices
 BLEND = 0.25   # share of a bone near each end that blends with the neighbouring joint
 
 
@@ -44,21 +45,22 @@ def _orthonormal_frame(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u, np.cross(axis, u)
 
 
-def _sphere_grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Latitude (0..pi) and longitude grids, and the triangle indices of the (RINGS+1, SEGMENTS+1) grid."""
-    theta = np.linspace(0, np.pi, RINGS + 1)
-    phi = np.linspace(0, 2 * np.pi, SEGMENTS + 1)
+def _sphere_grid(rings: int, segments: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Latitude (0..pi) and longitude grids, and the triangle indices of the (rings+1, segments+1) grid."""
+    theta = np.linspace(0, np.pi, rings + 1)
+    phi = np.linspace(0, 2 * np.pi, segments + 1)
     theta, phi = np.meshgrid(theta, phi, indexing="ij")
-    index = np.arange((RINGS + 1) * (SEGMENTS + 1)).reshape(RINGS + 1, SEGMENTS + 1)
+    index = np.arange((rings + 1) * (segments + 1)).reshape(rings + 1, segments + 1)
     a, b, c, d = index[:-1, :-1], index[:-1, 1:], index[1:, :-1], index[1:, 1:]
     triangles = np.stack([a, c, b, b, c, d], axis=-1).reshape(-1, 3)
     return theta, phi, triangles
 
 
-def build_character_mesh() -> tuple[np.ndarray, np.ndarray]:
-    """Interleaved vertices (N, 14: position 3, normal 3, joints 4, weights 4) and uint32 indices."""
+def build_character_mesh(rings: int = RINGS, segments: int = SEGMENTS) -> tuple[np.ndarray, np.ndarray]:
+    """Interleaved vertices (N, 14: position 3, normal 3, joints 4, weights 4) and uint32 indices;
+    each capsule and blob a grid of `rings` x `segments` quads."""
     rest = rest_pose_globals().astype(np.float64)
-    theta, phi, grid_triangles = _sphere_grid()
+    theta, phi, grid_triangles = _sphere_grid(rings, segments)
     parts_vertices, parts_indices, offset = [], [], 0
 
     def add(positions, normals, joints, weights):

@@ -14,7 +14,7 @@ import numpy as np
 from pyglm import glm
 
 from ...resources import data_dir
-from .character_mesh import build_character_mesh, skin_matrices
+from .character_mesh import CROWD_RINGS, CROWD_SEGMENTS, RINGS, SEGMENTS, build_character_mesh, skin_matrices
 from .debug_geometry import debug_geometry
 from . import lighting
 from .terrain_mesh import TerrainMesh
@@ -70,13 +70,17 @@ class Renderer:
         self.lines_program = program("lines.vert", "lines.frag")
         self.overlay_program = program("overlay.vert", "overlay.frag")
 
-        vertices, indices = build_character_mesh()
-        vbo, ibo = ctx.buffer(vertices.tobytes()), ctx.buffer(indices.tobytes())
-        layout = (vbo, "3f 3f 4f 4f", "in_position", "in_normal", "in_joints", "in_weights")
-        self.character_vao = ctx.vertex_array(self.character_program, [layout], ibo, index_element_size=4)
-        self.shadow_character_vao = ctx.vertex_array(
-            self.shadow_character_program, [(vbo, "3f 12x 4f 4f", "in_position", "in_joints", "in_weights")],
-            ibo, index_element_size=4)
+        # The player's body in full detail; the crowd's coarser (a quarter of the vertices: in
+        # software rendering the crowd's vertices are most of the cost).
+        self.character_vaos, self.shadow_character_vaos = [], []
+        for rings, segments in ((RINGS, SEGMENTS), (CROWD_RINGS, CROWD_SEGMENTS)):
+            vertices, indices = build_character_mesh(rings, segments)
+            vbo, ibo = ctx.buffer(vertices.tobytes()), ctx.buffer(indices.tobytes())
+            layout = (vbo, "3f 3f 4f 4f", "in_position", "in_normal", "in_joints", "in_weights")
+            self.character_vaos.append(ctx.vertex_array(self.character_program, [layout], ibo, index_element_size=4))
+            self.shadow_character_vaos.append(ctx.vertex_array(
+                self.shadow_character_program, [(vbo, "3f 12x 4f 4f", "in_position", "in_joints", "in_weights")],
+                ibo, index_element_size=4))
 
         self._shadow_size = 0
         self._set_shadow_size(SHADOW_SIZE)
@@ -178,7 +182,7 @@ class Renderer:
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.cull_face = "front"
         self.shadow_character_program["light_matrix"].write(_bytes(light_matrix))
-        self.shadow_character_vao.render(instances=count)
+        self._draw_characters(self.shadow_character_program, self.shadow_character_vaos, count)
 
         # Main pass.
         framebuffer.use()
@@ -201,13 +205,22 @@ class Renderer:
         shadow_radius = NEAR_RADIUS if count == 1 else extent   # every tile a character's shadow may reach
         self._render_terrain(view_projection, controller.camera.position, controller.joint_positions[0], shadow_radius)
         self.character_program["albedo"].value = CHARACTER_ALBEDO
-        self.character_vao.render(instances=count)
+        self._draw_characters(self.character_program, self.character_vaos, count)
 
         if options.debug:
             self._draw_debug(controller, options, view_projection)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         for name, surface, position in overlays:
             self._draw_overlay(name, surface, position, size)
+
+    @staticmethod
+    def _draw_characters(program, vaos, count: int) -> None:
+        """The player (character 0) with the detailed body, everyone else in one instanced draw."""
+        program["first_character"].value = 0
+        vaos[0].render()
+        if count > 1:
+            program["first_character"].value = 1
+            vaos[1].render(instances=count - 1)
 
     def _render_terrain(self, view_projection: glm.mat4, eye, hip, near_radius: float = NEAR_RADIUS) -> None:
         """The terrain tiles inside the view, full resolution near the camera; the tiles the

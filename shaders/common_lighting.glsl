@@ -20,7 +20,7 @@ float shadow_factor(vec3 world_position, vec3 normal) {
 vec3 to_linear(vec3 srgb) { return pow(srgb, vec3(2.2)); }
 vec3 to_srgb(vec3 linear) { return pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)); }
 
-// Light colours and floors come from pfnn_demo/render/lighting.py (the terrain bakes with them).
+// Light colours and floors come from pfnn_demo/app/render/lighting.py (the terrain bakes with them).
 uniform vec3 sun_colour;
 uniform vec3 sky_colour;
 uniform float shadow_floor;     // share of direct light left in shadow (sky bounce)

@@ -1,6 +1,6 @@
 #version 330
 // The terrain's light is static (a fixed sun, baked self-shadowing and ambient occlusion): it
-// arrives per vertex in sRGB, once lit and once in the character's shadow (render/lighting.py).
+// arrives per vertex in sRGB, once lit and once in the character's shadow (app/render/lighting.py).
 uniform mat4 view_projection;
 in vec3 in_position;
 in vec3 in_lit;

@@ -190,7 +190,7 @@ def test_the_window_draws_the_crowd_and_the_menu_sizes_it(gl):
     demo.render(target.framebuffer)
     crowd = character_pixels(target.read())
     assert crowd > 3 * alone, (alone, crowd)
-    demo.on_key(pygame.K_MINUS, True)
+    demo.on_key(pygame.K_LEFTBRACKET, True)
     assert demo.characters == 8
 
 

@@ -25,7 +25,7 @@ TICK = 1.0 / 60.0
 MAX_STEPS_PER_FRAME = 8     # beyond this the simulation slows instead of spiralling
 NOTE_SECONDS = 4.0
 RECORD_FORMATS = ("npz", "bvh")
-CROWD_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)   # the menu's and the +/- keys' steps (characters, the player included)
+CROWD_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)   # the menu's and the [ ] keys' steps (characters, the player included)
 
 _MENU_KEYS = {pygame.K_UP: "up", pygame.K_w: "up", pygame.K_DOWN: "down", pygame.K_s: "down",
               pygame.K_LEFT: "left", pygame.K_a: "left", pygame.K_RIGHT: "right", pygame.K_d: "right",
@@ -269,9 +269,9 @@ class Demo:
             self.cycle_mode(1)
         elif key == pygame.K_F5:
             self.toggle_recording()
-        elif key in (pygame.K_EQUALS, pygame.K_PLUS, pygame.K_KP_PLUS):
+        elif key == pygame.K_RIGHTBRACKET:
             self.step_characters(1)
-        elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
+        elif key == pygame.K_LEFTBRACKET:
             self.step_characters(-1)
         elif pygame.K_1 <= key <= pygame.K_9 and key - pygame.K_1 < len(self.scene_names):
             self.load_scene(self.scene_names[key - pygame.K_1])

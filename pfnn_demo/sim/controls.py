@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 
 from .input_state import STICK_DEAD_ZONE, InputState
-from .rotation import rotate_y
+from .rotation import mix_directions, rotate_y
 from .trajectory import CROUCH, JOG, STAND, WALK
 
 # Weight of the new value in each per-frame blend (spec 1.3).
@@ -66,24 +66,6 @@ class Controls:
         return np.where((np.abs(self.move).sum(axis=1) < STICK_DEAD_ZONE)[:, None], 0.0, self.move)
 
 
-def _slerp_directions(a: np.ndarray, b: np.ndarray, t) -> np.ndarray:
-    """Blend horizontal directions (N, 3) as the original does: a slerp between yaw quaternions.
-
-    The way round is the one the float32 quaternion dot product picks, so that an exact reversal
-    of the stick (a tie) turns the same way as in the original demo.
-    """
-    yaw_a = np.arctan2(a[:, 0].astype(np.float64), a[:, 2].astype(np.float64))
-    yaw_b = np.arctan2(b[:, 0].astype(np.float64), b[:, 2].astype(np.float64))
-    half_a, half_b = yaw_a.astype(np.float32) * np.float32(0.5), yaw_b.astype(np.float32) * np.float32(0.5)
-    dot = np.cos(half_a) * np.cos(half_b) + np.sin(half_a) * np.sin(half_b)
-    delta = yaw_b - yaw_a
-    delta = np.where(dot < 0, delta - np.sign(delta) * 2 * np.pi, delta)
-    yaw = yaw_a + np.asarray(t, np.float64) * delta
-    out = np.zeros((len(yaw), 3), np.float32)
-    out[:, 0], out[:, 2] = np.sin(yaw), np.cos(yaw)
-    return out
-
-
 def update_targets(targets, controls: Controls) -> None:
     """Target velocity and direction, strafe and crouch amounts of every character (spec 6.3).
     `targets` has target_velocity (N, 3), target_direction (N, 3), strafe_amount (N,),
@@ -100,8 +82,8 @@ def update_targets(targets, controls: Controls) -> None:
     length = np.linalg.norm(targets.target_velocity, axis=1, keepdims=True)
     velocity_direction = np.where(length < 1e-5, targets.target_direction,
                                   targets.target_velocity / np.where(length < 1e-5, 1.0, length))
-    wanted_direction = _slerp_directions(velocity_direction, forward, targets.strafe_amount)
-    targets.target_direction[:] = _slerp_directions(targets.target_direction, wanted_direction, DIRECTION_SMOOTH)
+    wanted_direction = mix_directions(velocity_direction, forward, targets.strafe_amount)
+    targets.target_direction[:] = mix_directions(targets.target_direction, wanted_direction, DIRECTION_SMOOTH)
 
     targets.crouched_amount += CROUCHED_SMOOTH * (controls.crouch - targets.crouched_amount)
     targets.responsive[:] = controls.responsive

@@ -38,11 +38,20 @@ def yaw_matrix(yaw: float, dtype=np.float32) -> np.ndarray:
 
 
 def mix_directions(a: np.ndarray, b: np.ndarray, t: np.ndarray | float) -> np.ndarray:
-    """Shortest-arc interpolation of horizontal directions by their yaw (spec 6.1 mix_directions)."""
-    yaw_a, yaw_b = yaw_of(a), yaw_of(b)
-    delta = np.mod(yaw_b - yaw_a + np.pi, 2 * np.pi) - np.pi
-    yaw = yaw_a + np.asarray(t) * delta
-    out = np.zeros(np.broadcast_shapes(np.shape(yaw) + (3,), np.shape(a)), dtype=np.float32)
+    """Blend horizontal directions (..., 3) as the original does: a slerp between the yaw
+    quaternions (spec 6.1 mix_directions), so the shorter way round.
+
+    The way round is the one the float32 quaternion dot product picks, so that an exact reversal
+    (a tie, as when the stick is flipped) turns the same way as in the original demo.
+    """
+    yaw_a = np.arctan2(a[..., 0].astype(np.float64), a[..., 2].astype(np.float64))
+    yaw_b = np.arctan2(b[..., 0].astype(np.float64), b[..., 2].astype(np.float64))
+    half_a, half_b = yaw_a.astype(np.float32) * np.float32(0.5), yaw_b.astype(np.float32) * np.float32(0.5)
+    dot = np.cos(half_a) * np.cos(half_b) + np.sin(half_a) * np.sin(half_b)
+    delta = yaw_b - yaw_a
+    delta = np.where(dot < 0, delta - np.sign(delta) * 2 * np.pi, delta)
+    yaw = yaw_a + np.asarray(t, np.float64) * delta
+    out = np.zeros(np.shape(yaw) + (3,), dtype=np.float32)
     out[..., 0] = np.sin(yaw)
     out[..., 2] = np.cos(yaw)
     return out

@@ -109,8 +109,8 @@ class Renderer:
         self._shadow_size = size
 
     def _upload_skins(self, global_transforms: np.ndarray) -> int:
-        """Every character's skinning matrices into the skin texture; returns the character count."""
-        skins = skin_matrices(global_transforms.reshape((-1,) + global_transforms.shape[-3:]))
+        """Characters' skinning matrices (K, J, 4, 4), in draw order, into the skin texture."""
+        skins = skin_matrices(global_transforms)
         count, joints = skins.shape[:2]
         columns = np.ascontiguousarray(np.swapaxes(skins, -1, -2)).reshape(count, joints * 4, 4)
         texture = self._skin_texture
@@ -168,12 +168,20 @@ class Renderer:
         self.set_scene(controller.scene)
         size = tuple(size or framebuffer.size)
         crowd = getattr(controller, "crowd", None)
-        transforms = crowd.global_transforms if crowd is not None else controller.global_transforms
-        count = self._upload_skins(transforms)
+        count = 1 if crowd is None else crowd.count
         extent = SHADOW_EXTENT if count == 1 else CROWD_SHADOW_EXTENT
         self._set_shadow_size(SHADOW_SIZE if count == 1 else CROWD_SHADOW_SIZE)
         view_projection, light_matrix = self.matrices(controller.camera, size, controller.joint_positions[0], extent)
         light_dir = glm.normalize(-LIGHT_OFFSET)
+        if crowd is None:
+            order, seen, shadowing = np.zeros(1, np.intp), 0, (0, 0)
+            self._upload_skins(controller.global_transforms[None])
+        else:
+            order, seen, shadowing = _crowd_draw_order(crowd.global_transforms[:, 0, :3, 3], view_projection,
+                                                       light_matrix)
+            self._upload_skins(crowd.global_transforms[order])
+        casters = order[:1] if crowd is None else np.concatenate([order[:1], order[shadowing[0]:shadowing[1]]])
+        hips = (controller.joint_positions[0][None] if crowd is None else crowd.global_transforms[casters, 0, :3, 3])
 
         # Shadow pass: the character, in a map centred on it. The light's direction is fixed, so the
         # terrain's own shadows are baked with its mesh (terrain_mesh.bake_sun_visibility).
@@ -182,7 +190,7 @@ class Renderer:
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.cull_face = "front"
         self.shadow_character_program["light_matrix"].write(_bytes(light_matrix))
-        self._draw_characters(self.shadow_character_program, self.shadow_character_vaos, count)
+        self._draw_characters(self.shadow_character_program, self.shadow_character_vaos, *shadowing)
 
         # Main pass.
         framebuffer.use()
@@ -202,10 +210,9 @@ class Renderer:
             self.character_program[name].value = value
         self.terrain_program["foot_positions"].write(feet.tobytes())
         self.terrain_program["hip_position"].value = tuple(float(v) for v in controller.joint_positions[0])
-        shadow_radius = NEAR_RADIUS if count == 1 else extent   # every tile a character's shadow may reach
-        self._render_terrain(view_projection, controller.camera.position, controller.joint_positions[0], shadow_radius)
+        self._render_terrain(view_projection, controller.camera.position, controller.joint_positions[0], hips)
         self.character_program["albedo"].value = CHARACTER_ALBEDO
-        self._draw_characters(self.character_program, self.character_vaos, count)
+        self._draw_characters(self.character_program, self.character_vaos, 1, 1 + seen)
 
         if options.debug:
             self._draw_debug(controller, options, view_projection)
@@ -214,24 +221,25 @@ class Renderer:
             self._draw_overlay(name, surface, position, size)
 
     @staticmethod
-    def _draw_characters(program, vaos, count: int) -> None:
-        """The player (character 0) with the detailed body, everyone else in one instanced draw."""
+    def _draw_characters(program, vaos, first: int, stop: int) -> None:
+        """The player (row 0 of the skin texture) with the detailed body, then the others in rows
+        first ... stop-1 in one instanced draw of the coarser body."""
         program["first_character"].value = 0
         vaos[0].render()
-        if count > 1:
-            program["first_character"].value = 1
-            vaos[1].render(instances=count - 1)
+        if stop > first:
+            program["first_character"].value = first
+            vaos[1].render(instances=stop - first)
 
-    def _render_terrain(self, view_projection: glm.mat4, eye, hip, near_radius: float = NEAR_RADIUS) -> None:
+    def _render_terrain(self, view_projection: glm.mat4, eye, hip, casters: np.ndarray | None = None) -> None:
         """The terrain tiles inside the view, full resolution near the camera; the tiles the
-        character's shadow and contacts can reach (a capsule from the hips away from the light)
-        with the full shader, the others without."""
+        shadows and contacts of the characters can reach (a capsule from each caster's hips,
+        `casters` (K, 3), away from the light) with the full shader, the others without."""
         matrix = np.array(view_projection.to_list(), np.float32).T   # glm is column-major
-        away = glm.normalize(glm.vec2(-LIGHT_OFFSET.x, -LIGHT_OFFSET.z))
-        start = (float(hip[0]), float(hip[2]))
-        end = (start[0] + SHADOW_REACH * away.x, start[1] + SHADOW_REACH * away.y)
-        near, far = self.terrain_mesh.visible_ranges(matrix, tuple(eye), near_segment=(start, end),
-                                                     near_radius=near_radius, focus=hip)
+        away = np.array(glm.normalize(glm.vec2(-LIGHT_OFFSET.x, -LIGHT_OFFSET.z)))
+        starts = np.asarray(hip if casters is None else casters, np.float32).reshape(-1, 3)[:, [0, 2]]
+        segments = np.stack([starts, starts + SHADOW_REACH * away], axis=1)
+        near, far = self.terrain_mesh.visible_ranges(matrix, tuple(eye), near_segment=segments,
+                                                     near_radius=NEAR_RADIUS, focus=hip)
         for vao, ranges in ((self.terrain_vao, near), (self.far_terrain_vao, far)):
             if not ranges:
                 continue
@@ -281,3 +289,27 @@ class Renderer:
         self.overlay_program["screen_size"].value = (float(size[0]), float(size[1]))
         self.overlay_vao.render(moderngl.TRIANGLE_STRIP)
         self.ctx.disable(moderngl.BLEND)
+
+
+BODY_RADIUS = 110.0   # a sphere around the hips that holds the whole body in any pose
+
+
+def _spheres_inside(matrix: glm.mat4, centres: np.ndarray, radius: float) -> np.ndarray:
+    """Which spheres (N, 3) reach into the clip volume of `matrix` (a projection times a view)."""
+    m = np.array(matrix.to_list(), np.float64).T   # glm is column-major
+    planes = np.stack([m[3] + m[0], m[3] - m[0], m[3] + m[1], m[3] - m[1], m[3] + m[2], m[3] - m[2]])
+    planes /= np.linalg.norm(planes[:, :3], axis=1, keepdims=True)
+    return np.all(centres @ planes[:, :3].T + planes[:, 3] > -radius, axis=1)
+
+
+def _crowd_draw_order(hips: np.ndarray, view_projection: glm.mat4, light_matrix: glm.mat4):
+    """Rows of the skin texture: the player, then the others seen by the camera but outside the
+    shadow map, those seen and casting into it, those casting only, and the rest (drawn in neither
+    pass). Returns (order, how many others are seen, (first, stop) of the shadow casters' rows)."""
+    others = np.arange(1, len(hips))
+    seen = _spheres_inside(view_projection, hips[1:], BODY_RADIUS)
+    casting = _spheres_inside(light_matrix, hips[1:], BODY_RADIUS)
+    groups = [others[seen & ~casting], others[seen & casting], others[~seen & casting], others[~seen & ~casting]]
+    order = np.concatenate([[0]] + groups).astype(np.intp)
+    first_caster = 1 + len(groups[0])
+    return order, int(seen.sum()), (first_caster, first_caster + len(groups[1]) + len(groups[2]))

@@ -111,7 +111,8 @@ class TerrainMesh:
         """Index ranges (first, count) of the tiles inside the clip volume of `view_projection`
         (row-major 4x4), each at the level its distance from `eye` calls for (full resolution within
         FOCUS_RADIUS of the point `focus`), split into the tiles
-        within `near_radius` of the horizontal segment `near_segment` ((x0, z0), (x1, z1)) and the
+        within `near_radius` of the horizontal segment `near_segment` ((x0, z0), (x1, z1)) (or of
+        any of the segments (S, 2, 2)) and the
         others; consecutive ranges are merged. A tile is dropped when all 8 corners of its box
         lie beyond one clip plane."""
         corners = np.stack(np.meshgrid([0, 1], [0, 1], [0, 1], indexing="ij"), -1).reshape(8, 3)
@@ -139,12 +140,13 @@ class TerrainMesh:
 
 
 def _boxes_near_segment(low: np.ndarray, high: np.ndarray, segment: np.ndarray, radius: float) -> np.ndarray:
-    """Which 2-D boxes come within `radius` of a segment; tested at 9 points along it, each
-    inflated by half the spacing (conservative)."""
-    t = np.linspace(0, 1, 9)[:, None]
-    points = segment[0] + t * (segment[1] - segment[0])                     # (9, 2)
-    reach = radius + 0.5 * np.linalg.norm(segment[1] - segment[0]) / 8
-    closest = np.clip(points[None], low[:, None], high[:, None])            # (boxes, 9, 2)
+    """Which 2-D boxes come within `radius` of a segment (2, 2), or of any of several (S, 2, 2);
+    tested at 9 points along each, inflated by half the spacing (conservative)."""
+    segments = segment.reshape(-1, 2, 2)
+    t = np.linspace(0, 1, 9)[None, :, None]
+    points = (segments[:, :1] + t * (segments[:, 1:] - segments[:, :1])).reshape(-1, 2)       # (S * 9, 2)
+    reach = radius + 0.5 * np.max(np.linalg.norm(segments[:, 1] - segments[:, 0], axis=-1)) / 8
+    closest = np.clip(points[None], low[:, None], high[:, None])            # (boxes, S * 9, 2)
     return np.any(np.linalg.norm(closest - points[None], axis=-1) < reach, axis=1)
 
 

@@ -126,6 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--character", type=int, default=None, metavar="K",
                       help="of a crowd's recording (--replay), the character to show (0: the player)")
     shot.add_argument("--camera-yaw", type=float, default=None, metavar="DEG", help="camera yaw in degrees")
+    shot.add_argument("--camera-distance", type=float, default=None, metavar="D",
+                      help="camera distance from the player (default 300 units)")
+    shot.add_argument("--characters", type=int, default=1, metavar="N",
+                      help="play the script with N characters, the player and N-1 wandering (default 1)")
+    shot.add_argument("--seed", type=int, default=0, help="seed of the crowd's wandering (default 0)")
     shot.set_defaults(handler=_screenshot)
 
     terrain = commands.add_parser(
@@ -418,6 +423,8 @@ def _screenshot(args) -> int:
             debug = not args.no_debug
     if args.camera_yaw is not None:
         frame.camera.yaw = math.radians(args.camera_yaw)
+    if args.camera_distance is not None:
+        frame.camera.distance = args.camera_distance
     ctx = create_offscreen_context()
     target = OffscreenTarget(ctx, args.size)
     Renderer(ctx).render(target.framebuffer, frame, ViewOptions(debug=debug), overlays)
@@ -451,10 +458,18 @@ def _simulated_frame(args, scene):
     from ..sim.headless import simulate
     from ..sim.input_script import InputScript
 
+    from ..sim.wander import CrowdBehaviour, spawn_points
+
     script = InputScript.load(args.script)
-    controller = Controller(_load_network(args), scene)
+    count = _crowd_size(args)
+    network = _load_network(args)
+    if count > 1:
+        controller = Controller(network, scene, characters=count, starts=spawn_points(scene, count, args.seed))
+        crowd = CrowdBehaviour(scene, count, args.seed)
+    else:
+        controller, crowd = Controller(network, scene), None
     frames = max(args.frames, 1)
-    _, failure = simulate(controller, script, frames)
+    _, failure = simulate(controller, script, frames, crowd=crowd)
     if failure is not None:
         raise failure
     return controller, script.state(frames - 1)

@@ -117,11 +117,12 @@ class FootIK:
         self.height[index] = np.asarray(height, np.float64)[..., None, None]
 
     def leg_contacts(self, contacts: np.ndarray) -> np.ndarray:
-        """(N, 2) per-leg contact weight from the network's (N, 4) (L heel, L toe, R heel, R toe)."""
+        """Per-leg contact weights (N, 2) from the network's (N, 4) (L heel, L toe, R heel, R toe);
+        (2,) from one character's (4,)."""
         c = np.asarray(contacts, np.float64)
         if self.use_heel_contacts:
-            return np.stack([np.maximum(c[:, 0], c[:, 1]), np.maximum(c[:, 2], c[:, 3])], axis=1)
-        return c[:, [1, 3]]
+            return np.stack([np.maximum(c[..., 0], c[..., 1]), np.maximum(c[..., 2], c[..., 3])], axis=-1)
+        return c[..., [1, 3]]
 
     def solve(self, global_pose: np.ndarray, contacts: np.ndarray, terrain: Heightmap,
               active: np.ndarray | None = None) -> np.ndarray:

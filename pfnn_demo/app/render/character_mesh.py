@@ -35,6 +35,7 @@ BLOBS = [
 ]
 RINGS, SEGMENTS = 12, 16
 CROWD_RINGS, CROWD_SEGMENTS = 6, 8     # the crowd's coarser body: a quarter of the vertices
+SHADOW_RINGS, SHADOW_SEGMENTS = 4, 6   # the crowd's body in the shadow map: a shadow needs even less
 BLEND = 0.25   # share of a bone near each end that blends with the neighbouring joint
 
 

@@ -14,7 +14,8 @@ import numpy as np
 from pyglm import glm
 
 from ...resources import data_dir
-from .character_mesh import CROWD_RINGS, CROWD_SEGMENTS, RINGS, SEGMENTS, build_character_mesh, skin_matrices
+from .character_mesh import (CROWD_RINGS, CROWD_SEGMENTS, RINGS, SEGMENTS, SHADOW_RINGS, SHADOW_SEGMENTS,
+                             build_character_mesh, skin_matrices)
 from .debug_geometry import debug_geometry
 from . import lighting
 from .terrain_mesh import TerrainMesh
@@ -30,6 +31,8 @@ SHADOW_REACH = 190.0          # the character's shadow ends within this of its h
 NEAR_RADIUS = 75.0            # ... and within this of the line from the hips to there
 SKY = (0.78, 0.84, 0.90)
 CHARACTER_ALBEDO = (1.0, 0.9, 0.6)
+_FULL_LAYOUT = ("3f 3f 4f 4f", "in_position", "in_normal", "in_joints", "in_weights")
+_SHADOW_LAYOUT = ("3f 12x 4f 4f", "in_position", "in_joints", "in_weights")
 _INCLUDE = re.compile(r"^// #include (\S+)$", re.MULTILINE)
 
 
@@ -71,16 +74,17 @@ class Renderer:
         self.overlay_program = program("overlay.vert", "overlay.frag")
 
         # The player's body in full detail; the crowd's coarser (a quarter of the vertices: in
-        # software rendering the crowd's vertices are most of the cost).
+        # software rendering the crowd's vertices are most of its cost), in the shadow map coarser still.
         self.character_vaos, self.shadow_character_vaos = [], []
-        for rings, segments in ((RINGS, SEGMENTS), (CROWD_RINGS, CROWD_SEGMENTS)):
+        for (rings, segments), vaos, program, layout in (
+                ((RINGS, SEGMENTS), self.character_vaos, self.character_program, _FULL_LAYOUT),
+                ((CROWD_RINGS, CROWD_SEGMENTS), self.character_vaos, self.character_program, _FULL_LAYOUT),
+                ((RINGS, SEGMENTS), self.shadow_character_vaos, self.shadow_character_program, _SHADOW_LAYOUT),
+                ((SHADOW_RINGS, SHADOW_SEGMENTS), self.shadow_character_vaos, self.shadow_character_program,
+                 _SHADOW_LAYOUT)):
             vertices, indices = build_character_mesh(rings, segments)
             vbo, ibo = ctx.buffer(vertices.tobytes()), ctx.buffer(indices.tobytes())
-            layout = (vbo, "3f 3f 4f 4f", "in_position", "in_normal", "in_joints", "in_weights")
-            self.character_vaos.append(ctx.vertex_array(self.character_program, [layout], ibo, index_element_size=4))
-            self.shadow_character_vaos.append(ctx.vertex_array(
-                self.shadow_character_program, [(vbo, "3f 12x 4f 4f", "in_position", "in_joints", "in_weights")],
-                ibo, index_element_size=4))
+            vaos.append(ctx.vertex_array(program, [(vbo,) + layout], ibo, index_element_size=4))
 
         self._shadow_size = 0
         self._set_shadow_size(SHADOW_SIZE)

@@ -68,6 +68,8 @@ class Renderer:
                                            fragment_shader=load_shader("terrain.frag", {"NEAR_CHARACTER": 1}))
         self.far_terrain_program = ctx.program(vertex_shader=load_shader("terrain.vert"),
                                                fragment_shader=load_shader("terrain.frag", {"NEAR_CHARACTER": 0}))
+        self.shadow_terrain_program = ctx.program(vertex_shader=load_shader("terrain.vert"),
+                                                  fragment_shader=load_shader("terrain.frag", {"NEAR_CHARACTER": 2}))
         self.character_program = program("character.vert", "character.frag")
         self.shadow_character_program = program("shadow_character.vert", "depth_only.frag")
         self.lines_program = program("lines.vert", "lines.frag")
@@ -144,7 +146,8 @@ class Renderer:
         self.terrain_vao = self.ctx.vertex_array(self.terrain_program, layout, ibo, index_element_size=4)
         self.far_terrain_vao = self.ctx.vertex_array(self.far_terrain_program, layout, ibo, index_element_size=4,
                                                      skip_errors=True)
-        self._terrain_objects = [self.terrain_vao, self.far_terrain_vao, vbo, ibo]
+        self.shadow_terrain_vao = self.ctx.vertex_array(self.shadow_terrain_program, layout, ibo, index_element_size=4)
+        self._terrain_objects = [self.terrain_vao, self.far_terrain_vao, self.shadow_terrain_vao, vbo, ibo]
         self.scene = scene
 
     # -- frame ---------------------------------------------------------------------------------------
@@ -184,8 +187,7 @@ class Renderer:
             order, seen, shadowing = _crowd_draw_order(crowd.global_transforms[:, 0, :3, 3], view_projection,
                                                        light_matrix)
             self._upload_skins(crowd.global_transforms[order])
-        casters = order[:1] if crowd is None else np.concatenate([order[:1], order[shadowing[0]:shadowing[1]]])
-        hips = (controller.joint_positions[0][None] if crowd is None else crowd.global_transforms[casters, 0, :3, 3])
+        casters = None if crowd is None else crowd.global_transforms[order[shadowing[0]:shadowing[1]], 0, :3, 3]
 
         # Shadow pass: the character, in a map centred on it. The light's direction is fixed, so the
         # terrain's own shadows are baked with its mesh (terrain_mesh.bake_sun_visibility).
@@ -205,7 +207,7 @@ class Renderer:
         self.shadow_depth.use(location=0)
         feet = controller.joint_positions[[4, 5, 9, 10]].astype(np.float32)
         self.far_terrain_program["view_projection"].write(_bytes(view_projection))
-        for program in (self.terrain_program, self.character_program):
+        for program in (self.terrain_program, self.shadow_terrain_program, self.character_program):
             program["view_projection"].write(_bytes(view_projection))
             program["light_matrix"].write(_bytes(light_matrix))
             program["shadow_map"].value = 0
@@ -214,7 +216,7 @@ class Renderer:
             self.character_program[name].value = value
         self.terrain_program["foot_positions"].write(feet.tobytes())
         self.terrain_program["hip_position"].value = tuple(float(v) for v in controller.joint_positions[0])
-        self._render_terrain(view_projection, controller.camera.position, controller.joint_positions[0], hips)
+        self._render_terrain(view_projection, controller.camera.position, controller.joint_positions[0], casters)
         self.character_program["albedo"].value = CHARACTER_ALBEDO
         self._draw_characters(self.character_program, self.character_vaos, 1, 1 + seen)
 
@@ -236,15 +238,21 @@ class Renderer:
 
     def _render_terrain(self, view_projection: glm.mat4, eye, hip, casters: np.ndarray | None = None) -> None:
         """The terrain tiles inside the view, full resolution near the camera; the tiles the
-        shadows and contacts of the characters can reach (a capsule from each caster's hips,
-        `casters` (K, 3), away from the light) with the full shader, the others without."""
+        player's shadow and contacts can reach (a capsule from the hips away from the light) with
+        the full shader, those only the other characters' shadows reach (capsules from the hips of
+        `casters` (K, 3)) with the shadow alone, the others with neither."""
         matrix = np.array(view_projection.to_list(), np.float32).T   # glm is column-major
         away = np.array(glm.normalize(glm.vec2(-LIGHT_OFFSET.x, -LIGHT_OFFSET.z)))
-        starts = np.asarray(hip if casters is None else casters, np.float32).reshape(-1, 3)[:, [0, 2]]
-        segments = np.stack([starts, starts + SHADOW_REACH * away], axis=1)
-        near, far = self.terrain_mesh.visible_ranges(matrix, tuple(eye), near_segment=segments,
-                                                     near_radius=NEAR_RADIUS, focus=hip)
-        for vao, ranges in ((self.terrain_vao, near), (self.far_terrain_vao, far)):
+
+        def segments(points):
+            starts = np.asarray(points, np.float32).reshape(-1, 3)[:, [0, 2]]
+            return np.stack([starts, starts + SHADOW_REACH * away], axis=1)
+
+        others = None if casters is None or not len(casters) else segments(casters)
+        near, shadowed, far = self.terrain_mesh.visible_ranges(matrix, tuple(eye), near_segment=segments(hip),
+                                                               near_radius=NEAR_RADIUS, focus=hip,
+                                                               shadow_segments=others)
+        for vao, ranges in ((self.terrain_vao, near), (self.shadow_terrain_vao, shadowed), (self.far_terrain_vao, far)):
             if not ranges:
                 continue
             # One multi-draw per program: (count, instances, first index, base vertex, base instance).

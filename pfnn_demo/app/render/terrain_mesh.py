@@ -107,14 +107,15 @@ class TerrainMesh:
         self.tile_centre = (self.tile_low + self.tile_high) / 2
 
     def visible_ranges(self, view_projection: np.ndarray, eye=None, detail: bool = True, near_segment=None,
-                       near_radius: float = 0.0, focus=None) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+                       near_radius: float = 0.0, focus=None, shadow_segments=None
+                       ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
         """Index ranges (first, count) of the tiles inside the clip volume of `view_projection`
         (row-major 4x4), each at the level its distance from `eye` calls for (full resolution within
         FOCUS_RADIUS of the point `focus`), split into the tiles
         within `near_radius` of the horizontal segment `near_segment` ((x0, z0), (x1, z1)) (or of
-        any of the segments (S, 2, 2)) and the
-        others; consecutive ranges are merged. A tile is dropped when all 8 corners of its box
-        lie beyond one clip plane."""
+        any of the segments (S, 2, 2)), those within `near_radius` of one of `shadow_segments`
+        (S, 2, 2) but not of `near_segment`, and the others; consecutive ranges are merged. A tile
+        is dropped when all 8 corners of its box lie beyond one clip plane."""
         corners = np.stack(np.meshgrid([0, 1], [0, 1], [0, 1], indexing="ij"), -1).reshape(8, 3)
         boxes = self.tile_low[:, None, :] + corners[None] * (self.tile_high - self.tile_low)[:, None, :]
         clip = np.concatenate([boxes, np.ones(boxes.shape[:2] + (1,), np.float32)], -1) @ view_projection.T
@@ -131,12 +132,17 @@ class TerrainMesh:
                 level[np.linalg.norm(closest - point, axis=1) < FOCUS_RADIUS] = 0
         else:
             level = np.zeros(len(visible), int)
+        low, high = self.tile_low[visible][:, [0, 2]], self.tile_high[visible][:, [0, 2]]
         near = np.zeros(len(visible), bool)
         if near_segment is not None:
-            near = _boxes_near_segment(self.tile_low[visible][:, [0, 2]], self.tile_high[visible][:, [0, 2]],
-                                       np.asarray(near_segment, np.float32), near_radius)
-        return (_merge(self.tile_first[visible, level][near], self.tile_count[visible, level][near]),
-                _merge(self.tile_first[visible, level][~near], self.tile_count[visible, level][~near]))
+            near = _boxes_near_segment(low, high, np.asarray(near_segment, np.float32), near_radius)
+        shadowed = np.zeros(len(visible), bool)
+        if shadow_segments is not None and len(shadow_segments):
+            shadowed = ~near & _boxes_near_segment(low, high, np.asarray(shadow_segments, np.float32), near_radius)
+        first, count = self.tile_first[visible, level], self.tile_count[visible, level]
+        rest = ~near & ~shadowed
+        return (_merge(first[near], count[near]), _merge(first[shadowed], count[shadowed]),
+                _merge(first[rest], count[rest]))
 
 
 def _boxes_near_segment(low: np.ndarray, high: np.ndarray, segment: np.ndarray, radius: float) -> np.ndarray:

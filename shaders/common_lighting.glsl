@@ -4,9 +4,8 @@ uniform vec3 light_dir;            // direction the light travels (unit)
 uniform sampler2DShadow shadow_map;
 uniform mat4 light_matrix;         // world -> light clip space
 
-float shadow_factor(vec3 world_position, vec3 normal) {
-    vec4 light_clip = light_matrix * vec4(world_position, 1.0);
-    vec3 coords = light_clip.xyz / light_clip.w * 0.5 + 0.5;
+// The lit share of a point at light-space `coords` (x, y in [0, 1] on the map, z the depth).
+float shadow_lookup(vec3 coords, vec3 normal) {
     if (coords.x < 0.0 || coords.x > 1.0 || coords.y < 0.0 || coords.y > 1.0 || coords.z > 1.0) {
         return 1.0;
     }
@@ -15,6 +14,11 @@ float shadow_factor(vec3 world_position, vec3 normal) {
     // gives a soft edge for one tap (llvmpipe pays for every tap on the whole screen).
     float bias = 0.0006 + 0.0015 * (1.0 - abs(dot(normal, -light_dir)));
     return texture(shadow_map, vec3(coords.xy, coords.z - bias));
+}
+
+float shadow_factor(vec3 world_position, vec3 normal) {
+    vec4 light_clip = light_matrix * vec4(world_position, 1.0);
+    return shadow_lookup(light_clip.xyz / light_clip.w * 0.5 + 0.5, normal);
 }
 
 vec3 to_linear(vec3 srgb) { return pow(srgb, vec3(2.2)); }

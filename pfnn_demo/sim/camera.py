@@ -39,11 +39,6 @@ class OrbitCamera:
         offset = glm.vec3(glm.rotate(glm.mat4(1.0), self.pitch, axis) * glm.vec4(offset, 0))
         return self.target + offset
 
-    @property
-    def forward_xz(self) -> glm.vec3:
-        """Unit horizontal viewing direction: what 'stick forward' means."""
-        return glm.vec3(-math.cos(self.yaw), 0.0, math.sin(self.yaw))
-
     def follow(self, root_x: float, root_height: float, root_z: float) -> None:
         self.target = glm.mix(self.target, glm.vec3(root_x, root_height + TARGET_HEIGHT, root_z), FOLLOW)
 

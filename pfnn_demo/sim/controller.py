@@ -55,10 +55,13 @@ class Controller:
         """The player at the scene's start (or `starts[0]`); `characters - 1` more at `starts[1:]`."""
         self.camera = OrbitCamera()
         self.crowd = Crowd(network, scene, characters, use_heel_contacts, starts)
-        self.network = network
         self.controls = Controls.still(characters)
         self.last_controls = self.controls   # the rows of the last step (recordings read them)
         self.trajectory = TrajectoryView(self.crowd.trajectory, PLAYER)
+
+    @property
+    def network(self) -> PhaseFunctionedNetwork:
+        return self.crowd.network
 
     @property
     def scene(self) -> Scene:

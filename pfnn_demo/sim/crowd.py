@@ -16,7 +16,7 @@ from .controls import GAIT_SMOOTH, Controls, gait_goals, update_targets
 from .features import INPUT, INPUT_SIZE, read_output
 from .foot_ik import FootIK
 from .phase_network import PhaseFunctionedNetwork
-from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y
+from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y, yaw_matrix, yaw_of
 from .scene import Scene
 from .skeleton import JOINT_COUNT
 from .trajectory import CURRENT, STAND, Trajectory
@@ -24,14 +24,6 @@ from .trajectory import CURRENT, STAND, Trajectory
 JOINT_SMOOTH = 0.5
 TWO_PI = 2 * math.pi
 DIVERGENCE_STDS = 1e4   # outputs farther than this from the mean (in standard deviations) are a failure
-
-
-def yaw_matrices(yaw: np.ndarray) -> np.ndarray:
-    """(N, 3, 3) rotations about +Y."""
-    c, s = np.cos(yaw), np.sin(yaw)
-    out = np.zeros(np.shape(yaw) + (3, 3))
-    out[..., 0, 0], out[..., 0, 2], out[..., 1, 1], out[..., 2, 0], out[..., 2, 2] = c, s, 1.0, -s, c
-    return out
 
 
 class Crowd:
@@ -119,7 +111,7 @@ class Crowd:
 
         x = self._x
         trajectory.write_input(x, terrain)
-        previous_root, previous_yaw = trajectory.previous_root, trajectory.yaws[:, CURRENT - 1, None]
+        previous_root, previous_yaw = trajectory.previous_root, yaw_of(trajectory.directions[:, CURRENT - 1, None])
         x[:, INPUT["joint_positions"]] = unrotate_y(self.joint_positions - previous_root[:, None],
                                                     previous_yaw).reshape(self.count, -1)
         x[:, INPUT["joint_velocities"]] = unrotate_y(self.joint_velocities, previous_yaw).reshape(self.count, -1)
@@ -146,10 +138,10 @@ class Crowd:
     def _apply_pose(self, out: dict, ik_enabled: np.ndarray) -> None:
         """The network's poses in world space, smoothed feedback, then foot IK (spec 6.7, 7)."""
         root = self.trajectory.root
-        yaw = self.trajectory.yaws[:, CURRENT]
+        yaw = yaw_of(self.trajectory.directions[:, CURRENT])
         positions = rotate_y(out["joint_positions"], yaw[:, None]) + root[:, None]
         velocities = rotate_y(out["joint_velocities"], yaw[:, None])
-        rotations = yaw_matrices(yaw)[:, None] @ quat_to_matrix(quat_exp(out["joint_rotations"].astype(np.float64)))
+        rotations = yaw_matrix(yaw, np.float64)[:, None] @ quat_to_matrix(quat_exp(out["joint_rotations"].astype(np.float64)))
         self.joint_positions = self.joint_positions + velocities
         self.joint_positions += JOINT_SMOOTH * (positions - self.joint_positions)
         self.joint_velocities = velocities

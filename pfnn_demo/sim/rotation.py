@@ -32,9 +32,12 @@ def unrotate_y(vectors: np.ndarray, yaw: np.ndarray | float) -> np.ndarray:
     return rotate_y(vectors, -yaw)
 
 
-def yaw_matrix(yaw: float, dtype=np.float32) -> np.ndarray:
+def yaw_matrix(yaw: np.ndarray | float, dtype=np.float32) -> np.ndarray:
+    """Rotations about +Y, (..., 3, 3) for yaws of any shape (one (3, 3) for a scalar)."""
     c, s = np.cos(yaw), np.sin(yaw)
-    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]], dtype=dtype)
+    out = np.zeros(np.shape(yaw) + (3, 3), dtype=dtype)
+    out[..., 0, 0], out[..., 0, 2], out[..., 1, 1], out[..., 2, 0], out[..., 2, 2] = c, s, 1.0, -s, c
+    return out
 
 
 def mix_directions(a: np.ndarray, b: np.ndarray, t: np.ndarray | float) -> np.ndarray:

@@ -19,6 +19,7 @@ LENGTH = 120
 CURRENT = 60
 STAND, WALK, JOG, CROUCH, JUMP, BUMP = range(GAITS)
 SAMPLE_FRAMES = np.arange(0, LENGTH, SAMPLE_STEP)              # 0, 10, ..., 110
+_CURRENT_SAMPLE = CURRENT // SAMPLE_STEP                        # frame 60 is sample 6
 _FUTURE = np.arange(CURRENT + 1, LENGTH)                        # 61 ... 119
 _FUTURE_T = ((_FUTURE - CURRENT) / 60.0).astype(np.float32)     # prediction horizon, 1/60 ... 59/60
 PUSH_MARGIN = 100.0   # walls this far beyond the predicted path's box can still be reached by pushes
@@ -54,10 +55,6 @@ class Trajectory:
         self.directions[index] = (0.0, 0.0, 1.0)
         self.heights[index] = np.asarray(root)[..., 1, None]
         self.gaits[index] = 0.0
-
-    @property
-    def yaws(self) -> np.ndarray:
-        return yaw_of(self.directions)
 
     @property
     def root(self) -> np.ndarray:
@@ -128,8 +125,8 @@ class Trajectory:
 
     def write_input(self, x: np.ndarray, terrain: Heightmap) -> None:
         """Fill the trajectory parts of the inputs (N, 342) (all but the joints)."""
-        root, yaws = self.root, self.yaws
-        root_yaw = yaws[:, CURRENT, None]
+        root, yaws = self.root, yaw_of(self.directions[:, SAMPLE_FRAMES])   # (N, 12)
+        root_yaw = yaws[:, _CURRENT_SAMPLE, None]
         samples = self.positions[:, SAMPLE_FRAMES]
         local = unrotate_y(samples - root[:, None], root_yaw)
         x[:, INPUT["trajectory_x"]] = local[..., 0]
@@ -140,7 +137,7 @@ class Trajectory:
         gaits = np.swapaxes(self.gaits[:, SAMPLE_FRAMES], 1, 2).copy()
         gaits[:, BUMP] = 0.0  # the original demo feeds 0 for the bump channel (spec 5.3)
         x[:, INPUT["gaits"]] = gaits.reshape(self.count, -1)
-        side = rotate_y(np.array([SIDE_OFFSET, 0.0, 0.0], np.float32), yaws[:, SAMPLE_FRAMES])
+        side = rotate_y(np.array([SIDE_OFFSET, 0.0, 0.0], np.float32), yaws)
         positive, negative = samples + side, samples - side
         ground = root[:, 1, None]
         x[:, INPUT["height_side_pos"]] = terrain.sample(positive[..., 0], positive[..., 2]) - ground
@@ -156,7 +153,7 @@ class Trajectory:
         for array in (self.positions, self.directions, self.heights, self.gaits):
             array[:, :CURRENT] = array[:, 1:CURRENT + 1]
 
-        yaw = self.yaws[:, CURRENT]
+        yaw = yaw_of(self.directions[:, CURRENT])
         step = np.zeros((self.count, 3), np.float32)
         step[:, 0], step[:, 2] = root_velocity[:, 0], root_velocity[:, 1]
         stand_amount = np.asarray(stand_amount, np.float32)

@@ -39,6 +39,9 @@ class Clip:
     gaits: np.ndarray          # (T, 6)
     contacts: np.ndarray       # (T, 4) float: L heel, L toe, R heel, R toe
     source: str = "bvh"        # where the motion came from: "bvh" or "deepmimic"
+    ground: object = None      # ground(x, z) under a clip that is not on flat ground (stairs)
+    category: str = ""         # what the clip shows, from its folder's clips.json ("walk", "jump" ...)
+    one_shot: bool = False     # a motion that happens once (a start, a stop, a jump), not a gait cycle
 
     @property
     def frames(self) -> int:
@@ -99,8 +102,13 @@ def mirror_clip(clip: Clip) -> Clip:
     positions = clip.positions[:, MIRROR] * np.array([-1.0, 1.0, 1.0], np.float32)
     rotations = flip @ clip.rotations[:, MIRROR] @ flip
     contacts = clip.contacts[:, [2, 3, 0, 1]]
+    ground = None if clip.ground is None else _mirrored(clip.ground)
     return Clip(clip.name + "_mirror", positions, rotations, np.mod(clip.phase + 0.5, 1.0), clip.gaits.copy(),
-                contacts)
+                contacts, clip.source, ground)
+
+
+def _mirrored(ground):
+    return lambda x, z: ground(-np.asarray(x), z)
 
 
 def facing_yaw(positions: np.ndarray) -> np.ndarray:
@@ -122,55 +130,77 @@ def _quat_log(rotations: np.ndarray) -> np.ndarray:
     return np.where(sin_half > 1e-9, v / np.where(sin_half > 1e-9, sin_half, 1) * angle, 0.0)
 
 
-def clip_windows(clip: Clip, terrain_height=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """X (N, 342), Y (N, 311), P (N,) for every frame with a full window around it.
+STANDING_SPEED = 20.0      # units/s: a clip end slower than this is extended standing still
 
-    `terrain_height(x, z)` gives the ground under points (default flat at 0).
+
+def extended_root(root: np.ndarray, yaw: np.ndarray, gaits: np.ndarray, frames: int = WINDOW):
+    """The root path, facing and gait labels carried `frames` frames past both ends of a clip:
+    at the end's own velocity (averaged over its last 10 frames), or standing where the end is
+    slower than STANDING_SPEED, with the facing and the gait held. This is what the trajectory
+    input assumes around a one-shot clip: the motion goes on as it was (no poses are invented,
+    only the path on which they would continue)."""
+    def velocity(points):
+        v = (points[-1] - points[0]) / max(len(points) - 1, 1)
+        v[1] = 0.0
+        return v if np.linalg.norm(v[[0, 2]]) * FPS >= STANDING_SPEED else np.zeros(3)
+    steps = np.arange(1, frames + 1)[:, None]
+    before = root[0] - velocity(root[:10]) * steps[::-1]
+    after = root[-1] + velocity(root[-10:]) * steps
+    pad = lambda a: np.concatenate([np.repeat(a[:1], frames, 0), a, np.repeat(a[-1:], frames, 0)])   # noqa: E731
+    return np.concatenate([before, root, after]), pad(yaw), pad(gaits)
+
+
+def clip_windows(clip: Clip, terrain_height=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """X (N, 342), Y (N, 311), P (N,) for every frame of the clip but its first and last; the
+    trajectory window of 60 frames on each side runs on past the clip's ends (extended_root).
+
+    `terrain_height(x, z)` gives the ground under points (default: the clip's own ground, or
+    flat at 0).
     """
     positions, rotations = clip.positions.astype(np.float64), clip.rotations.astype(np.float64)
     yaw = np.unwrap(facing_yaw(positions))
-    root = positions[:, 0].copy()
-    ground = (lambda x, z: np.zeros_like(x)) if terrain_height is None else terrain_height
+    ground = terrain_height or clip.ground or (lambda x, z: np.zeros_like(np.asarray(x, np.float64)))
+    root, yaw_all, gaits_all = extended_root(positions[:, 0].copy(), yaw, clip.gaits)
     root[:, 1] = ground(root[:, 0], root[:, 2])
-    first, last = WINDOW, clip.frames - WINDOW - 1
-    if last <= first:
+    if clip.frames < 3:
         return np.zeros((0, INPUT_SIZE), np.float32), np.zeros((0, OUTPUT_SIZE), np.float32), np.zeros(0, np.float32)
-    frames = np.arange(first, last)
+    frames = np.arange(1, clip.frames - 1)          # in the clip
+    at = frames + WINDOW                             # the same frames in the extended path
     n = len(frames)
-    samples = frames[:, None] + SAMPLE_OFFSETS[None, :]                   # (N, 12): -60 ... 50
+    samples = at[:, None] + SAMPLE_OFFSETS[None, :]                       # (N, 12): -60 ... 50
     X = np.zeros((n, INPUT_SIZE))
     Y = np.zeros((n, OUTPUT_SIZE))
-    forward = np.stack([np.sin(yaw), np.zeros_like(yaw), np.cos(yaw)], axis=1)
+    forward = np.stack([np.sin(yaw_all), np.zeros_like(yaw_all), np.cos(yaw_all)], axis=1)
     phase = clip.phase
     dphase = np.mod(np.roll(phase, -1) - phase, 1.0)
-    now, before, after = yaw[frames][:, None], yaw[frames - 1][:, None], yaw[frames + 1][:, None]
+    now, before, after = yaw_all[at][:, None], yaw_all[at - 1][:, None], yaw_all[at + 1][:, None]
     # The runtime's root height is the mean terrain height under the 12 trajectory samples.
     height = root[samples, 1].mean(axis=1)
-    origin = np.stack([root[frames, 0], height, root[frames, 2]], axis=1)
+    origin = np.stack([root[at, 0], height, root[at, 2]], axis=1)
     local = rotate_y(root[samples] - origin[:, None], -now)
     X[:, INPUT["trajectory_x"]] = local[..., 0]
     X[:, INPUT["trajectory_z"]] = local[..., 2]
     direction = rotate_y(forward[samples], -now)
     X[:, INPUT["direction_x"]] = direction[..., 0]
     X[:, INPUT["direction_z"]] = direction[..., 2]
-    gaits = clip.gaits[samples].copy()                                     # (N, 12, 6)
+    gaits = gaits_all[samples].copy()                                     # (N, 12, 6)
     gaits[..., 5] = 0.0                                                    # the runtime feeds no bump
     X[:, INPUT["gaits"]] = np.swapaxes(gaits, 1, 2).reshape(n, -1)
-    previous = np.stack([root[frames - 1, 0], height, root[frames - 1, 2]], axis=1)
+    previous = np.stack([root[at - 1, 0], height, root[at - 1, 2]], axis=1)
     X[:, INPUT["joint_positions"]] = rotate_y(positions[frames - 1] - previous[:, None], -before).reshape(n, -1)
     X[:, INPUT["joint_velocities"]] = rotate_y(positions[frames] - positions[frames - 1], -before).reshape(n, -1)
-    side = rotate_y(np.array([25.0, 0.0, 0.0]), yaw[samples])
+    side = rotate_y(np.array([25.0, 0.0, 0.0]), yaw_all[samples])
     for key, points in (("height_side_pos", root[samples] + side), ("height_side_neg", root[samples] - side)):
         X[:, INPUT[key]] = ground(points[..., 0], points[..., 2]) - height[:, None]
     X[:, INPUT["height_centre"]] = root[samples, 1] - height[:, None]
 
-    step = rotate_y(root[frames + 1] - root[frames], -now[:, 0])
+    step = rotate_y(root[at + 1] - root[at], -now[:, 0])
     Y[:, OUTPUT["root_velocity"]] = step[:, [0, 2]]
     Y[:, OUTPUT["root_turn"]] = (now - after)
     Y[:, OUTPUT["phase_step"]] = dphase[frames, None]
     Y[:, OUTPUT["contacts"]] = clip.contacts[frames]
-    future = frames[:, None] + 1 + np.arange(0, 60, SAMPLE_STEP)[None, :]
-    next_origin = root[frames + 1] * np.array([1.0, 0.0, 1.0])
+    future = at[:, None] + 1 + np.arange(0, 60, SAMPLE_STEP)[None, :]
+    next_origin = root[at + 1] * np.array([1.0, 0.0, 1.0])
     future_local = rotate_y(root[future] - next_origin[:, None], -after)
     Y[:, OUTPUT["future_x"]] = future_local[..., 0]
     Y[:, OUTPUT["future_z"]] = future_local[..., 2]
@@ -179,7 +209,7 @@ def clip_windows(clip: Clip, terrain_height=None) -> tuple[np.ndarray, np.ndarra
     Y[:, OUTPUT["future_direction_z"]] = future_direction[..., 2]
     Y[:, OUTPUT["joint_positions"]] = rotate_y(positions[frames] - origin[:, None], -now).reshape(n, -1)
     Y[:, OUTPUT["joint_velocities"]] = rotate_y(positions[frames + 1] - positions[frames], -now).reshape(n, -1)
-    unturn = np.stack([yaw_matrix(-a, np.float64) for a in yaw[frames]])
+    unturn = np.stack([yaw_matrix(-a, np.float64) for a in yaw_all[at]])
     Y[:, OUTPUT["joint_rotations"]] = _quat_log(unturn[:, None] @ rotations[frames]).reshape(n, -1)
     return X.astype(np.float32), Y.astype(np.float32), phase[frames].astype(np.float32)
 

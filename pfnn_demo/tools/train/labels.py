@@ -118,3 +118,53 @@ def gait_weights(positions: np.ndarray, contacts: np.ndarray, fps: float, standi
 def circular_error(phase_a: np.ndarray, phase_b: np.ndarray) -> np.ndarray:
     """Distance between phases in cycles, in [0, 0.5]."""
     return np.abs(np.mod(phase_a - phase_b + 0.5, 1.0) - 0.5)
+
+
+TAKE_OFF = 0.25      # seconds before leaving the ground that a jump is labelled (the crouch into it)
+LANDING = 0.2        # seconds after landing that it still is (absorbing the impact)
+
+
+def jump_weights(contacts: np.ndarray, fps: float) -> np.ndarray:
+    """(T,) jump weight of a clip known to hold one jump: 1 from TAKE_OFF seconds before its
+    longest flight (no heel or toe in contact) to LANDING seconds after it, ramping over 0.1 s."""
+    airborne = ~np.any(contacts, axis=1)
+    spells, count = ndimage.label(airborne)
+    weight = np.zeros(len(contacts))
+    if count == 0:
+        return weight
+    longest = np.argmax(ndimage.sum(airborne, spells, index=np.arange(1, count + 1))) + 1
+    frames = np.flatnonzero(spells == longest)
+    first = max(frames[0] - int(TAKE_OFF * fps), 0)
+    last = min(frames[-1] + int(LANDING * fps), len(weight) - 1)
+    weight[first:last + 1] = 1.0
+    return np.clip(ndimage.uniform_filter1d(weight, max(int(0.1 * fps), 1), mode="nearest"), 0, 1)
+
+
+def contact_ground(positions: np.ndarray, contacts: np.ndarray):
+    """ground(x, z) under a clip that climbs (stairs): the floor height where each heel and toe
+    was planted, above that joint's lowest planted height, as steps along the clip's direction
+    of travel (flat across it)."""
+    root = positions[:, HIPS, [0, 2]].astype(np.float64)
+    travel = root[-1] - root[0]
+    travel /= max(np.linalg.norm(travel), 1e-9)
+    along, heights = [], []
+    for column, joint in enumerate(CONTACT_ORDER):
+        down = contacts[:, column] > 0.5
+        if not down.any():
+            continue
+        points = positions[down, joint].astype(np.float64)
+        along.append(points[:, [0, 2]] @ travel)
+        heights.append(points[:, 1] - np.percentile(points[:, 1], 2))
+    if not along:
+        return lambda x, z: np.zeros(np.broadcast_shapes(np.shape(x), np.shape(z)))
+    along, heights = np.concatenate(along), np.concatenate(heights)
+    order = np.argsort(along)
+    along, heights = along[order], np.maximum.accumulate(heights[order])   # stairs only go up here
+    origin = float(root[0] @ travel)
+
+    def ground(x, z):
+        s = np.asarray(x, np.float64) * travel[0] + np.asarray(z, np.float64) * travel[1]
+        index = np.clip(np.searchsorted(along, s, side="right") - 1, 0, len(along) - 1)
+        return np.where(s < min(origin, along[0]), 0.0, heights[index])
+
+    return ground

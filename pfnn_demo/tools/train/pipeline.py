@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -10,9 +11,11 @@ import numpy as np
 from ...errors import PfnnError
 from ...motion.bvh import read_bvh
 from ...motion.deepmimic import load_deepmimic
-from .database import clip_from_motion, clip_windows, mirror_clip, normalisation
+from . import labels
+from .database import FPS, clip_from_motion, clip_windows, mirror_clip, normalisation
 from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_cycles, on_terrain, side_step,
-                        speed_changes, stops, time_warp, transition, variations)
+                        hold_standing, one_shot_variations, speed_changes, stops, time_warp, transition,
+                        variations)
 from .trainer import TrainConfig, export, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
@@ -25,10 +28,13 @@ DEEPMIMIC_ACKNOWLEDGEMENT = ("DeepMimic motion data (Peng et al. 2018) as shippe
 DEEPMIMIC_SECONDS = 8.0
 
 
+MANIFEST = "clips.json"
+
+
 def motion_files(folder: Path) -> list[Path]:
-    """BVH clips and DeepMimic motions (.txt or .json) in a folder, sorted by name."""
-    return sorted(f for f in folder.iterdir() if f.suffix.lower() in (".bvh", ".txt", ".json")
-                  and f.name.lower() not in ("license.txt", "readme.txt"))
+    """BVH clips and DeepMimic motions (.txt or .json) in a folder and its subfolders, sorted."""
+    return sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix.lower() in (".bvh", ".txt", ".json")
+                  and f.name.lower() not in ("license.txt", "readme.txt", MANIFEST))
 
 
 def load_motion(file: Path):
@@ -37,19 +43,64 @@ def load_motion(file: Path):
     return load_deepmimic(file, DEEPMIMIC_SECONDS)
 
 
+def manifest(folder: Path) -> dict[str, dict]:
+    """{file name: {"category": ..., "use": "cycle" | "one-shot"}} from a folder's clips.json."""
+    path = folder / MANIFEST
+    if not path.is_file():
+        return {}
+    try:
+        entries = json.loads(path.read_text())["clips"]
+    except (ValueError, KeyError, TypeError) as error:
+        raise PfnnError(f"not a clip manifest ({error})", path) from None
+    for name, entry in entries.items():
+        if not isinstance(entry, dict) or entry.get("use", "cycle") not in ("cycle", "one-shot"):
+            raise PfnnError(f"{name}: 'use' must be 'cycle' or 'one-shot'", path)
+    return entries
+
+
+NO_JUMP = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0], np.float32)
+
+
+def apply_category(clip, category: str) -> None:
+    """Labels that the clip's category knows better than automatic labelling (in place): a
+    sneak is crouched throughout, a jump clip holds one jump around its longest flight, stairs
+    climb their own ground, and no other captured clip jumps (a missed contact is not a flight)."""
+    clip.category = category
+    if not category:
+        return
+    if category == "crouch":
+        clip.gaits[:] = np.array([0, 0, 0, 1, 0, 0], np.float32)
+        return
+    gaits = clip.gaits * NO_JUMP
+    if category == "jump":
+        weight = labels.jump_weights(clip.contacts > 0.5, FPS)[:, None]
+        gaits = (1 - weight) * gaits + weight * np.array([0, 0, 0, 0, 1, 0], np.float32)
+    total = gaits.sum(axis=1, keepdims=True)
+    clip.gaits = (gaits / np.where(total > 0, total, 1)).astype(np.float32)
+    if category == "stairs":
+        clip.ground = labels.contact_ground(clip.positions, clip.contacts)
+
+
 def load_clips(folder: Path, log=print) -> list:
     files = motion_files(folder)
     if not files:
         raise PfnnError("no motion clips (.bvh, or DeepMimic .txt/.json) in the data folder", folder)
-    clips = []
+    clips, manifests = [], {}
     for file in files:
+        if file.parent not in manifests:
+            manifests[file.parent] = manifest(file.parent)
+        entry = manifests[file.parent].get(file.name, {})
         try:
             clip = clip_from_motion(load_motion(file), file.stem)
         except ValueError as error:
             raise PfnnError(str(error), file) from None
         clip.source = "bvh" if file.suffix.lower() == ".bvh" else "deepmimic"
+        clip.one_shot = entry.get("use") == "one-shot"
+        apply_category(clip, entry.get("category", ""))
         clips.append(clip)
-        log(f"  {file.name}: {clip.frames} frames at 60 fps, gait {np.round(clip.gaits.mean(axis=0), 2).tolist()}")
+        log(f"  {file.relative_to(folder)}: {clip.frames} frames at 60 fps, "
+            f"{'one-shot' if clip.one_shot else 'cycle'}{', ' + clip.category if clip.category else ''}, "
+            f"gait {np.round(clip.gaits.mean(axis=0), 2).tolist()}")
     return clips
 
 
@@ -61,33 +112,49 @@ SIDE_STEP_ANGLES = np.radians([90.0, -90.0, 45.0, -45.0, 135.0, -135.0, 180.0])
 SYNTHESIS_SEED = 7
 
 
+WALK_CATEGORIES = ("", "walk", "walk-fast", "walk-slow")   # "" = no manifest (e.g. DeepMimic)
+STANDING_SECONDS = 2.5       # captured standing played back and forth at the ends of starts and stops
+
+
 def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
-    """Each clip, plus its first whole gait cycle looped for LOOP_SECONDS where it has one, at
-    several speeds and turning at several rates (synthesis.variations), and, for walking clips,
-    stops into standing and starts from it (synthesis.stops) and a crouched walk with the same
-    variations (synthesis.crouch), and side-steps and backward steps in two random directions
-    (synthesis.side_step); for every walk and jog, changes between them (gait_changes).
+    """Every clip, plus:
+      - gait cycles: the first whole cycle looped for LOOP_SECONDS at several speeds and turning
+        at several rates (synthesis.variations); for forward walks also stops into standing and
+        starts from it (synthesis.stops), a crouched walk (synthesis.crouch) and side-steps and
+        backward steps in two random directions (synthesis.side_step); walks and jogs changing
+        into each other (gait_changes);
+      - one-shot clips (starts, stops, jumps, turns, stairs): their captured standing carried on
+        (synthesis.hold_standing), and retimed and gently curved (synthesis.one_shot_variations).
     Seeded: the same clips give the same motion."""
     rng = np.random.default_rng(seed)
     out = []
-    loops = [loop_cycles(clip, LOOP_SECONDS) for clip in clips]
-    walks = [c for c in loops if c is not None and c.gaits[:, 1].mean() > 0.5]
+    cycles = [c for c in clips if not c.one_shot]
+    loops = [loop_cycles(clip, LOOP_SECONDS) for clip in cycles]
+    forward_walk = [c.category in WALK_CATEGORIES for c in cycles]
+    walks = [c for c, forward in zip(loops, forward_walk) if c is not None and forward and c.gaits[:, 1].mean() > 0.5]
     jogs = [c for c in loops if c is not None and c.gaits[:, 2].mean() > 0.5]
     for walk in walks:
-        for jog in jogs:
-            out += gait_changes(walk, jog, rng)
-    for clip, looped in zip(clips, loops):
+        for jog in rng.permutation(len(jogs))[:JOGS_PER_WALK]:
+            out += gait_changes(walk, jogs[jog], rng)
+    for clip, looped, forward in zip(cycles, loops, forward_walk):
         out.append(clip)
-        if looped is not None:
-            out += variations(looped)
-            if looped.gaits[:, 1].mean() > 0.5:
-                out += stops(looped, rng, STOPS_PER_CLIP)
-                out += variations(crouch(looped, rng.uniform(*CROUCH_DEPTH), rng.uniform(*CROUCH_LEAN)),
-                                  turn_rates=TURN_RATES[:5])
-                for angle in rng.choice(SIDE_STEP_ANGLES, 2, replace=False):
-                    out += [bend(time_warp(side_step(looped, angle), rate), turn)
-                            for rate in (1.0, 1.35) for turn in (0.0, 0.6, -0.6)]
+        if looped is None:
+            continue
+        out += variations(looped)
+        if forward and looped.gaits[:, 1].mean() > 0.5:
+            out += stops(looped, rng, STOPS_PER_CLIP)
+            out += variations(crouch(looped, rng.uniform(*CROUCH_DEPTH), rng.uniform(*CROUCH_LEAN)),
+                              turn_rates=TURN_RATES[:5])
+            for angle in rng.choice(SIDE_STEP_ANGLES, 2, replace=False):
+                out += [bend(time_warp(side_step(looped, angle), rate), turn)
+                        for rate in (1.0, 1.35) for turn in (0.0, 0.6, -0.6)]
+    for clip in clips:
+        if clip.one_shot:
+            out += one_shot_variations(hold_standing(clip, STANDING_SECONDS))
     return out
+
+
+JOGS_PER_WALK = 2
 
 
 def gait_changes(walk, jog, rng: np.random.Generator) -> list:
@@ -116,7 +183,7 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED) -> tuple[np.ndarray, np.nda
     parts = []
     for clip in extended(clips, seed):
         for version in (clip, mirror_clip(clip)):
-            if rng.random() < TERRAIN_SHARE:
+            if rng.random() < TERRAIN_SHARE and version.ground is None:
                 ground = RollingGround(rng, rng.uniform(*TERRAIN_AMPLITUDE))
                 parts.append(clip_windows(on_terrain(version, ground), ground))
             else:
@@ -127,6 +194,16 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED) -> tuple[np.ndarray, np.nda
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
 
 
+def held_out_clips(clips: list) -> list:
+    """The last gait-cycle clip of every category that has another clip: validation that leaves
+    every kind of motion in the training data."""
+    by_category: dict[str, list] = {}
+    for clip in clips:
+        if clip.category and not clip.one_shot:
+            by_category.setdefault(clip.category, []).append(clip)
+    return [group[-1] for group in by_category.values() if len(group) >= 2]
+
+
 def train_from_folder(args, log=None) -> Path:
     log = log or (lambda text: print(text, file=sys.stderr))
     folder = Path(args.data)
@@ -134,7 +211,7 @@ def train_from_folder(args, log=None) -> Path:
         raise PfnnError("no such data folder", folder)
     log(f"labelling clips in {folder}")
     clips = load_clips(folder, log)
-    held_out = clips[3::4] if len(clips) >= 4 else []    # every 4th clip validates
+    held_out = held_out_clips(clips)
     training = [c for c in clips if not any(c is h for h in held_out)]
     X, Y, P = windows(training)
     try:
@@ -144,6 +221,9 @@ def train_from_folder(args, log=None) -> Path:
         log("the held-out clips give no whole window: training without validation")
     log(f"{len(X)} training windows (with mirrors) from {len(training)} clips"
         + (f", {len(validation[0])} validation windows from {len(held_out)} held-out clips" if validation else ""))
+    for name, array in (("inputs", X), ("outputs", Y), ("phases", P)):
+        if not np.all(np.isfinite(array)):
+            raise PfnnError(f"the training {name} hold NaN or infinite values: a clip is broken", folder)
     norm = normalisation(X, Y)
     config = TrainConfig(hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
                          learning_rate=args.learning_rate, input_noise=args.input_noise, seed=args.seed,

@@ -17,11 +17,17 @@ from .database import Clip, FPS, facing_yaw
 
 
 def cycle_bounds(clip: Clip) -> tuple[int, int] | None:
-    """First and one-past-last frame of the first whole phase cycle, or None."""
-    wraps = np.flatnonzero(np.diff(clip.phase) < -0.5) + 1          # phase falls from ~1 to ~0
-    if len(wraps) < 2:
-        return None
-    return int(wraps[0]), int(wraps[1])
+    """First and one-past-last frame of the first whole phase cycle (from a foot strike to the
+    same foot's next strike, either foot), or None."""
+    unwrapped = np.unwrap(clip.phase * 2 * np.pi) / (2 * np.pi)
+    halves = unwrapped * 2
+    on_strike = np.abs(halves - np.round(halves)) < 1e-6
+    moving = np.append(np.diff(unwrapped) > 1e-9, False)
+    for start in np.flatnonzero(on_strike & moving):
+        later = np.flatnonzero(unwrapped >= unwrapped[start] + 1.0 - 1e-6)
+        if len(later):
+            return int(start), int(later[0])
+    return None
 
 
 def loop_cycles(clip: Clip, seconds: float) -> Clip | None:
@@ -96,7 +102,7 @@ def time_warp(clip: Clip, rate: float) -> Clip:
     """The clip played `rate` times faster (rate < 1 slower): speeds and phase rate scale with it."""
     positions, rotations, phase, contacts, gaits = _sample(clip, np.arange(0, clip.frames - 1, rate))
     return Clip(f"{clip.name}_x{rate:.2f}", positions.astype(np.float32), rotations.astype(np.float32), phase,
-                gaits.astype(np.float32), contacts, clip.source)
+                gaits.astype(np.float32), contacts, clip.source, clip.ground)
 
 
 # Root speeds (units per second) the runtime asks for: walking 150 (2.5 per frame), jogging 450;
@@ -434,3 +440,61 @@ def on_terrain(clip: Clip, ground) -> Clip:
     _resolve_knees(old, new, rotations)
     return Clip(clip.name + "_terrain", new.astype(np.float32), rotations.astype(np.float32), clip.phase.copy(),
                 clip.gaits.copy(), clip.contacts.copy(), clip.source)
+
+
+STANDING_END = 0.3       # seconds of standing at a clip's end for it to count as standing
+STAND_SPEED = 20.0       # units/s of the root
+
+
+def hold_standing(clip: Clip, seconds: float) -> Clip:
+    """A clip that starts or ends standing, with that standing carried on for `seconds` more at
+    each such end by playing its own standing frames back and forth (the body keeps its small
+    captured sway and breathing instead of freezing); the feet stay planted, the phase holds."""
+    root = clip.positions[:, 0, [0, 2]].astype(np.float64)
+    speed = np.append(np.linalg.norm(np.diff(root, axis=0), axis=1) * FPS, 0.0)
+    still = ndimage.uniform_filter1d(speed, 9, mode="nearest") < STAND_SPEED
+    extra = int(seconds * FPS)
+
+    def standing_frames(flags: np.ndarray) -> int:
+        moving = np.flatnonzero(~flags)
+        return int(moving[0]) if len(moving) else len(flags)
+
+    before = after = np.zeros(0, int)
+    head, tail = standing_frames(still), standing_frames(still[::-1])
+    if head >= STANDING_END * FPS:
+        span = np.arange(head)
+        before = np.resize(np.concatenate([span, span[::-1]]), extra)[::-1]     # ends on frame 0
+    if tail >= STANDING_END * FPS:
+        span = np.arange(clip.frames - tail, clip.frames)
+        after = np.resize(np.concatenate([span[::-1], span]), extra)            # starts by the last frame
+    if not len(before) and not len(after):
+        return clip
+    order = np.concatenate([before, np.arange(clip.frames), after])
+    contacts = clip.contacts[order].copy()
+    phase = clip.phase[order].copy()
+    contacts[:len(before)] = contacts[len(before) + clip.frames:] = 1.0
+    phase[:len(before)], phase[len(before) + clip.frames:] = clip.phase[0], clip.phase[-1]
+    gaits = clip.gaits[order].copy()
+    return Clip(clip.name + "_held", clip.positions[order], clip.rotations[order], phase, gaits, contacts,
+                clip.source, clip.ground)
+
+
+ONE_SHOT_RATES = (0.8, 0.9, 1.0, 1.12, 1.25)
+ONE_SHOT_TURNS = (0.0, 0.4, -0.4, 0.8, -0.8)     # radians per second
+
+
+def one_shot_variations(clip: Clip) -> list[Clip]:
+    """A one-shot clip (a start, a stop, a jump ...) played a little slower and faster and curving
+    gently either way: the same motion, never looped or cut. A clip on its own ground (stairs)
+    is only retimed, since curving it would walk it off its steps."""
+    turns = (0.0,) if clip.ground is not None else ONE_SHOT_TURNS
+    return [bend_keeping_ground(time_warp(clip, rate) if rate != 1.0 else clip, turn)
+            for rate in ONE_SHOT_RATES for turn in turns]
+
+
+def bend_keeping_ground(clip: Clip, turn_rate: float) -> Clip:
+    if turn_rate == 0.0:
+        return clip
+    bent = bend(clip, turn_rate)
+    bent.source = clip.source
+    return bent

@@ -26,6 +26,10 @@ ROWS = {                       # script: (scene, frames to show at 60 per second
     "turn_180": ("plaza", (200, 330, 620, 770)),
     "strafe": ("plaza", (150, 330, 510, 690)),
     "crouch_through": ("tunnel", (200, 420, 780, 960)),
+    "stop_and_go": ("plaza", (200, 420, 860, 1090)),
+    "sharp_turns": ("plaza", (250, 280, 310, 840)),
+    "jump_bars": ("jumps", (215, 232, 245, 258)),
+    "terraces": ("terraces", (230, 300, 360, 420)),
 }
 TILE = (320, 240)
 

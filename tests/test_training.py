@@ -11,7 +11,9 @@ from pfnn_demo.sim.skeleton import BVH_TO_DEMO_UNITS
 from pfnn_demo.tools.train import labels
 from pfnn_demo.tools.train.database import clip_from_motion, clip_windows, mirror_clip
 
-from conftest import require_shared
+from conftest import REPO, require_shared
+
+REPO_DATA = REPO / "data"
 
 
 def test_automatic_phase_and_strikes_match_the_hand_labels():
@@ -37,7 +39,7 @@ def test_automatic_phase_and_strikes_match_the_hand_labels():
 
 @pytest.fixture(scope="module")
 def walk_clip():
-    return clip_from_motion(read_bvh(require_shared("data/cmu/02_01.bvh")), "02_01")
+    return clip_from_motion(read_bvh(REPO_DATA / "cmu" / "02_01.bvh"), "02_01")
 
 
 def test_walk_clip_labels_are_plausible(walk_clip):
@@ -50,7 +52,8 @@ def test_walk_clip_labels_are_plausible(walk_clip):
 
 def test_windows_use_the_runtime_layout(walk_clip):
     X, Y, P = clip_windows(walk_clip)
-    assert X.shape == (walk_clip.frames - 121, 342) and Y.shape == (len(X), 311) and P.shape == (len(X),)
+    # Every frame but the first and last (the trajectory runs on past the clip's ends).
+    assert X.shape == (walk_clip.frames - 2, 342) and Y.shape == (len(X), 311) and P.shape == (len(X),)
     # The current frame is the trajectory's origin, facing +Z.
     np.testing.assert_allclose(X[:, INPUT["trajectory_x"]][:, 6], 0, atol=1e-4)
     np.testing.assert_allclose(X[:, INPUT["direction_z"]][:, 6], 1, atol=1e-4)
@@ -127,6 +130,7 @@ def test_looping_bending_and_warping_keep_the_motion_consistent(walk_clip):
 def test_eval_compares_networks(tmp_path, capsys, original_network_path):
     from pfnn_demo.tools.cli import main
     from pfnn_demo.resources import default_network_path
+    from pfnn_demo.tools.evaluation import METRICS
 
     assert main(["eval", "--network", str(original_network_path), "--network", str(default_network_path()),
                  "--script", "turn_180", "--plots", str(tmp_path)]) == 0
@@ -135,5 +139,73 @@ def test_eval_compares_networks(tmp_path, capsys, original_network_path):
     row = next(line for line in out.splitlines() if "| turn_180 | turn time |" in line)
     original_turn = float(row.split("|")[3])
     assert 0.3 < original_turn < 1.5          # the original follows a reversal within 1.5 s
-    assert len(list(tmp_path.glob("*.png"))) == 8
+    assert len(list(tmp_path.glob("*.png"))) == len(METRICS)
     assert "| turn_180 | completed | 1.00 | 1.00 |" in out
+    assert "| turn_180 | wall crossings | 0.00 | 0.00 |" in out
+    row = next(line for line in out.splitlines() if "| turn_180 | bone length |" in line)
+    assert all(float(value) < 2.0 for value in row.split("|")[3:5])      # kept within 2 %
+
+
+def test_category_labels_and_one_shot_clips_from_the_manifest():
+    from pfnn_demo.tools.train.pipeline import load_clips
+
+    clips = {clip.name: clip for clip in load_clips(REPO_DATA / "cmu", log=lambda text: None)}
+    assert len(clips) == 20
+    sneak, jump, stairs, stop, walk = clips["139_33"], clips["16_07"], clips["83_30"], clips["143_02"], clips["02_01"]
+    assert np.all(sneak.gaits[:, 3] == 1.0) and not sneak.one_shot
+    assert jump.one_shot and jump.gaits[:, 4].max() == pytest.approx(1.0) and jump.gaits[:, 4].min() < 0.1
+    assert walk.gaits[:, 4].max() == 0.0                 # a missed contact in a walk is not a jump
+    # The stairs' own ground rises by the step-ups (hips +3.9 BVH units, about 22 demo units).
+    root = stairs.positions[:, 0]
+    rise = stairs.ground(root[-1:, 0], root[-1:, 2])[0] - stairs.ground(root[:1, 0], root[:1, 2])[0]
+    assert 12.0 < rise < 35.0, rise
+    assert stop.one_shot and stop.gaits[-1, 0] > 0.9   # it ends standing
+
+
+def test_a_manifest_with_a_bad_use_is_refused(tmp_path):
+    import shutil
+
+    from pfnn_demo.errors import PfnnError
+    from pfnn_demo.tools.train.pipeline import load_clips
+
+    shutil.copy(REPO_DATA / "cmu" / "02_01.bvh", tmp_path)
+    (tmp_path / "clips.json").write_text('{"clips": {"02_01.bvh": {"category": "walk", "use": "loop"}}}')
+    with pytest.raises(PfnnError, match="'use' must be"):
+        load_clips(tmp_path, log=lambda text: None)
+    (tmp_path / "clips.json").write_text("{not json")
+    with pytest.raises(PfnnError, match="not a clip manifest"):
+        load_clips(tmp_path, log=lambda text: None)
+
+
+def test_one_shot_clips_keep_their_motion_and_carry_their_standing_on():
+    from pfnn_demo.tools.train.pipeline import load_clips
+    from pfnn_demo.tools.train.synthesis import hold_standing, one_shot_variations
+
+    stop = next(c for c in load_clips(REPO_DATA / "cmu", log=lambda text: None) if c.name == "143_02")
+    held = hold_standing(stop, 2.0)
+    assert held.frames == stop.frames + 120                    # it starts running: only its end stands
+    np.testing.assert_array_equal(held.positions[:stop.frames], stop.positions)
+    tail = held.positions[stop.frames:]
+    # The carried-on standing is the clip's own standing frames, played back and forth: it moves
+    # a little (breathing, sway) but never steps, and both feet are planted.
+    step = np.linalg.norm(np.diff(np.concatenate([stop.positions[-1:], tail]), axis=0), axis=-1)
+    assert step.max() < 1.0 and step.mean() > 0.0
+    assert np.all(held.contacts[stop.frames:] == 1.0) and np.all(held.phase[stop.frames:] == stop.phase[-1])
+    versions = one_shot_variations(held)
+    assert len(versions) == 25
+    # Retimed versions last inversely as long; nothing is looped.
+    durations = sorted({v.frames for v in versions})
+    assert durations[0] < held.frames < durations[-1] < 1.3 * held.frames
+
+
+def test_windows_run_the_trajectory_on_past_a_clip_end():
+    from pfnn_demo.tools.train.database import extended_root
+
+    root = np.stack([np.zeros(30), np.zeros(30), np.arange(30) * 2.0], axis=1)     # 120 units/s along +z
+    yaw = np.zeros(30)
+    gaits = np.zeros((30, 6))
+    path, _, _ = extended_root(root, yaw, gaits, frames=10)
+    np.testing.assert_allclose(np.diff(path[:, 2]), 2.0)          # on at the same speed both ways
+    still = np.zeros((30, 3))
+    path, _, _ = extended_root(still, yaw, gaits, frames=10)
+    assert np.all(path == 0.0)                                     # a standing end stays standing

@@ -51,10 +51,11 @@ class TrajectoryView:
 
 class Controller:
     def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, use_heel_contacts: bool | None = None,
-                 characters: int = 1, starts: np.ndarray | None = None):
-        """The player at the scene's start (or `starts[0]`); `characters - 1` more at `starts[1:]`."""
+                 characters: int = 1, starts: np.ndarray | None = None, keep_bone_lengths: bool = True):
+        """The player at the scene's start (or `starts[0]`); `characters - 1` more at `starts[1:]`.
+        `keep_bone_lengths`: draw the network's poses on the rest bone lengths (Crowd)."""
         self.camera = OrbitCamera()
-        self.crowd = Crowd(network, scene, characters, use_heel_contacts, starts)
+        self.crowd = Crowd(network, scene, characters, use_heel_contacts, starts, keep_bone_lengths)
         self.controls = Controls.still(characters)
         self.last_controls = self.controls   # the rows of the last step (recordings read them)
         self.trajectory = TrajectoryView(self.crowd.trajectory, PLAYER)

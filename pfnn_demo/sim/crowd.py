@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import NetworkOutputError
 from .controls import GAIT_SMOOTH, Controls, gait_goals, update_targets
+from . import bone_lengths
 from .features import INPUT, INPUT_SIZE, read_output
 from .foot_ik import FootIK
 from .phase_network import PhaseFunctionedNetwork
@@ -28,16 +29,20 @@ DIVERGENCE_STDS = 1e4   # outputs farther than this from the mean (in standard d
 
 class Crowd:
     def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, count: int = 1,
-                 use_heel_contacts: bool | None = None, starts: np.ndarray | None = None):
+                 use_heel_contacts: bool | None = None, starts: np.ndarray | None = None,
+                 keep_bone_lengths: bool = True):
         """`count` characters in `scene`, at `starts` (count, 2) (x, z) (default: all at the scene's
         start). `use_heel_contacts`: foot IK locks on heel as well as toe contacts; by default as
-        the network's weights say (NetworkWeights.heel_contacts)."""
+        the network's weights say (NetworkWeights.heel_contacts). `keep_bone_lengths`: the drawn
+        pose is rebuilt on the rest bone lengths (bone_lengths.py); the network's own feedback is
+        its raw prediction either way."""
         if network.input_size != INPUT_SIZE:
             raise ValueError(f"the network takes {network.input_size} inputs; the controller builds {INPUT_SIZE}")
         if count < 1:
             raise ValueError("a crowd needs at least one character")
         self.network = network
         self.count = count
+        self.keep_bone_lengths = keep_bone_lengths
         self.trajectory = Trajectory(count)
         if use_heel_contacts is None:
             use_heel_contacts = bool(getattr(network.weights, "heel_contacts", False))
@@ -151,7 +156,8 @@ class Crowd:
 
         global_anim = np.tile(np.eye(4, dtype=np.float32), (self.count, JOINT_COUNT, 1, 1))
         global_anim[..., :3, :3] = self.joint_rotations
-        global_anim[..., :3, 3] = positions   # the raw prediction, not the smoothed feedback
+        # The raw prediction, not the smoothed feedback; on the rest bone lengths unless asked not to.
+        global_anim[..., :3, 3] = bone_lengths.keep_bone_lengths(positions) if self.keep_bone_lengths else positions
         self.ik_enabled = ik_enabled.copy()
         if np.any(ik_enabled):
             self.global_transforms = self.ik.solve(global_anim, self.contacts, self.scene.heightmap, ik_enabled)

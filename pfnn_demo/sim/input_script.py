@@ -2,6 +2,8 @@
 
     {
       "description": "walk forward, then jog, then stop",
+      "scene": "plaza",          (optional: the scene it was written for; `eval` plays it there)
+      "start": [0, 0],           (optional: where it starts in that scene, x and z)
       "segments": [
         {"duration": 1.0, "label": "stand still"},
         {"duration": 4.0, "move": [0, 1]},
@@ -30,6 +32,8 @@ import dataclasses
 import json
 import math
 from pathlib import Path
+
+import numpy as np
 
 from ..errors import ScriptError
 from .input_state import InputState
@@ -107,12 +111,15 @@ def parse_segment(spec, index: int) -> Segment:
 class InputScript:
     """A parsed script: `state(frame)` gives the input of any frame; past the end, the last segment's."""
 
-    def __init__(self, segments: list[Segment], description: str = "", name: str = ""):
+    def __init__(self, segments: list[Segment], description: str = "", name: str = "", scene: str = "",
+                 start: tuple[float, float] | None = None):
         if not segments:
             raise ScriptError("a script needs at least one segment", name or None)
         self.segments = segments
         self.description = description
         self.name = name
+        self.scene = scene      # the scene the script was written for ("" = any)
+        self.start = start      # (x, z) where it starts in that scene (None = the scene's start)
         self._starts = []
         total = 0
         for segment in segments:
@@ -128,7 +135,16 @@ class InputScript:
             segments = [parse_segment(item, i) for i, item in enumerate(spec["segments"])]
         except ScriptError as error:
             raise ScriptError(error.detail, name or None) from None
-        return cls(segments, str(spec.get("description", "")), name)
+        scene = spec.get("scene", "")
+        if not isinstance(scene, str):
+            raise ScriptError("'scene' must be a scene name", name or None)
+        start = spec.get("start")
+        if start is not None:
+            if (not isinstance(start, list) or len(start) != 2
+                    or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in start)):
+                raise ScriptError("'start' must be [x, z] numbers", name or None)
+            start = (float(start[0]), float(start[1]))
+        return cls(segments, str(spec.get("description", "")), name, scene, start)
 
     @classmethod
     def load(cls, path: str | Path) -> "InputScript":
@@ -143,7 +159,14 @@ class InputScript:
         """The same script with foot IK off throughout."""
         segments = [dataclasses.replace(segment, state=dataclasses.replace(segment.state, ik=False))
                     for segment in self.segments]
-        return InputScript(segments, self.description, self.name)
+        return InputScript(segments, self.description, self.name, self.scene, self.start)
+
+    def starts_in(self, scene) -> "np.ndarray | None":
+        """(1, 2) start position for a Controller in `scene`: the script's own where it was
+        written for this scene, else None (the scene's start)."""
+        if self.start is None or (self.scene and self.scene != scene.name):
+            return None
+        return np.array([self.start], np.float32)
 
     def state(self, frame: int) -> InputState:
         index = len(self._starts) - 1

@@ -154,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
         "train", help="train a network from motion clips (needs the 'train' extra: PyTorch)",
         description="Label the clips (contacts, phase, gait), build the training windows with mirrors, "
                     "train the phase-functioned network and export it in the project's format.")
-    trainer.add_argument("--data", required=True, metavar="DIR", help="folder of motion clips: DeepMimic .txt/.json files (e.g. data/motions) and/or .bvh clips in the 31-joint CMU hierarchy")
+    trainer.add_argument("--data", required=True, metavar="DIR", help="folder of motion clips, subfolders included: DeepMimic .txt/.json files and/or .bvh clips in the 31-joint CMU hierarchy; a clips.json beside clips gives their category and whether each is a gait cycle or a one-shot motion (see data/README.md). The shipped network: --data data")
     trainer.add_argument("--out", required=True, metavar="FILE.npz", help="network to write")
     recipe = TrainConfig()   # the defaults live in one place
     trainer.add_argument("--epochs", type=int, default=recipe.epochs, help="passes over the data (default %(default)s)")
@@ -179,7 +179,11 @@ def build_parser() -> argparse.ArgumentParser:
                           help="a network to evaluate (repeat to compare; default: the shipped one)")
     evaluate.add_argument("--script", action="append", metavar="FILE",
                           help="scripts to play (repeatable; default: every example script)")
-    evaluate.add_argument("--scene", default="plaza", help="scene (default: plaza)")
+    evaluate.add_argument("--scene", default=None,
+                          help="scene to play every script in, or 'all' for every scene (default: the scene a "
+                               "script names, else plaza)")
+    evaluate.add_argument("--raw-bones", action="store_true",
+                          help="draw the network's raw poses instead of keeping the rest bone lengths")
     evaluate.add_argument("--mode", choices=MODES, default="cubic", help="network mode (default cubic)")
     evaluate.add_argument("--plots", metavar="DIR", default="eval_plots", help="folder for the PNG charts")
     evaluate.set_defaults(handler=_evaluate)
@@ -258,7 +262,7 @@ def _evaluate(args) -> int:
     from ..sim.input_script import InputScript, example_scripts
     from ..sim.phase_network import PhaseFunctionedNetwork
     from ..resources import default_network_path
-    from ..sim.scene import load_scene
+    from ..sim.scene import load_scene, scene_files
     from ..sim.weights import load_weights
 
     paths = args.network or [str(default_network_path())]
@@ -268,7 +272,20 @@ def _evaluate(args) -> int:
         networks[label] = PhaseFunctionedNetwork(load_weights(path), args.mode)
     names = args.script or list(example_scripts())
     scripts = {Path(name).stem: InputScript.load(name) for name in names}
-    results = evaluate(networks, load_scene(args.scene), scripts)
+    scenes: dict = {}
+
+    def scene(name):
+        if name not in scenes:
+            scenes[name] = load_scene(name)
+        return scenes[name]
+
+    cases = {}
+    for name, script in scripts.items():
+        if args.scene == "all":
+            cases.update({f"{name} @ {each}": (script, scene(each)) for each in scene_files()})
+        else:
+            cases[name] = (script, scene(args.scene or script.scene or "plaza"))
+    results = evaluate(networks, cases, keep_bone_lengths=not args.raw_bones)
     print(table(results))
     written = plot(results, Path(args.plots))
     print(f"wrote {len(written)} charts to {args.plots}/")
@@ -467,7 +484,7 @@ def _simulated_frame(args, scene):
         controller = Controller(network, scene, characters=count, starts=spawn_points(scene, count, args.seed))
         crowd = CrowdBehaviour(scene, count, args.seed)
     else:
-        controller, crowd = Controller(network, scene), None
+        controller, crowd = Controller(network, scene, starts=script.starts_in(scene)), None
     frames = max(args.frames, 1)
     _, failure = simulate(controller, script, frames, crowd=crowd)
     if failure is not None:
@@ -507,7 +524,7 @@ def _run_headless(args) -> int:
     elif args.script:
         script = InputScript.load(args.script)
         source = Path(args.script).name
-        scene = load_scene(args.scene or "plaza")
+        scene = load_scene(args.scene or script.scene or "plaza")
     else:
         raise PfnnError("--headless needs --script FILE (an input script; see README, 'Input scripts') "
                         "or --replay-input REC.npz")
@@ -527,7 +544,7 @@ def _run_headless(args) -> int:
         crowd = CrowdBehaviour(scene, count, args.seed, crowd_scripts)
         controller = Controller(network, scene, characters=count, starts=spawn_points(scene, count, args.seed))
     else:
-        controller = Controller(network, scene)
+        controller = Controller(network, scene, starts=None if args.replay_input else script.starts_in(scene))
     if args.replay_input:
         script.prepare(controller)
     recorder = Recorder(controller) if args.record else None

@@ -6,6 +6,12 @@
   turn time       seconds until the root faces within 20 degrees of a reversed stick direction
   phase speed     gait cycles per second while walking and while jogging
   jitter          mean joint acceleration (units/s^2), lower is smoother
+  standing feet   mean speed (units/s) of heel and toe joints once the stick has been released
+                  for STANDING_AFTER seconds (a settled stand: both feet planted and still)
+  bone length     largest deviation (%) of any drawn bone from its rest length, over all frames
+  raw bone length 99th percentile (%) of the same for the network's raw pose (before bone
+                  lengths are kept and before foot IK)
+  wall crossings  steps of the root that cross a wall's centre line (0 = stayed inside)
   completed       share of the script played before the network failed (1 = all of it)
 """
 
@@ -16,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..sim.bone_lengths import bone_length_deviation
 from ..sim.controller import Controller
 from ..sim.headless import simulate
 from ..sim.input_script import InputScript
@@ -23,11 +30,12 @@ from ..sim.recording import Recorder
 
 FPS = 60
 METRICS = ("completed", "foot skate", "contact height", "tracking", "turn time", "phase speed walk",
-           "phase speed jog", "jitter")
+           "phase speed jog", "jitter", "standing feet", "bone length", "raw bone length", "wall crossings")
+STANDING_AFTER = 1.0     # seconds after the stick is released that the feet must be still
 
 
-def record(network, scene, script: InputScript) -> dict[str, np.ndarray]:
-    controller = Controller(network, scene)
+def record(network, scene, script: InputScript, keep_bone_lengths: bool = True) -> dict[str, np.ndarray]:
+    controller = Controller(network, scene, starts=script.starts_in(scene), keep_bone_lengths=keep_bone_lengths)
     recorder = Recorder()
     _, failure = simulate(controller, script, script.frames, recorder)
     arrays = recorder.arrays()
@@ -35,7 +43,7 @@ def record(network, scene, script: InputScript) -> dict[str, np.ndarray]:
     return arrays
 
 
-def metrics(recording: dict[str, np.ndarray], terrain) -> dict[str, float]:
+def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None = None) -> dict[str, float]:
     joints = recording["joint_positions"].astype(np.float64)
     if len(joints) < 3:   # the network failed at once: nothing to measure
         return {metric: math.nan for metric in METRICS} | {"completed": float(recording.get("completed", 0.0))}
@@ -62,7 +70,42 @@ def metrics(recording: dict[str, np.ndarray], terrain) -> dict[str, float]:
         "phase speed walk": float(phase_rate[gait[:, 1] > 0.5].mean()) if np.any(gait[:, 1] > 0.5) else math.nan,
         "phase speed jog": float(phase_rate[gait[:, 2] > 0.5].mean()) if np.any(gait[:, 2] > 0.5) else math.nan,
         "jitter": float(acceleration.mean()),
+        "standing feet": standing_foot_speed(recording),
+        "bone length": 100.0 * float(bone_length_deviation(joints).max()),
+        "raw bone length": 100.0 * float(np.percentile(bone_length_deviation(recording["joint_positions_raw"]), 99)),
+        "wall crossings": float(wall_crossings(root, walls)) if walls is not None else math.nan,
     }
+
+
+def standing_foot_speed(recording: dict[str, np.ndarray]) -> float:
+    """Mean speed (units/s) of heel and toe joints on frames where the stick has been released
+    for at least STANDING_AFTER seconds; NaN when the script never stands that long."""
+    released = np.linalg.norm(recording["stick"], axis=1) < 0.2
+    settled = int(STANDING_AFTER * FPS)
+    run = np.zeros(len(released), int)
+    for t in range(len(released)):
+        run[t] = run[t - 1] + 1 if released[t] and t > 0 else int(released[t])
+    standing = run[1:] > settled
+    if not standing.any():
+        return math.nan
+    feet = recording["joint_positions"][:, [4, 5, 9, 10]].astype(np.float64)
+    speed = np.linalg.norm(np.diff(feet, axis=0), axis=-1) * FPS
+    return float(speed[standing].mean())
+
+
+def wall_crossings(root: np.ndarray, walls: np.ndarray) -> int:
+    """Steps of the root (x, z) that properly cross any wall's centre segment."""
+    if len(walls) == 0 or len(root) < 2:
+        return 0
+    a, b = root[:-1, [0, 2]], root[1:, [0, 2]]
+    p, q = walls[None, :, 0:2], walls[None, :, 2:4]
+
+    def side(o, u, v):    # sign of (u - o) x (v - o), broadcast over steps and walls
+        return np.sign((u[..., 0] - o[..., 0]) * (v[..., 1] - o[..., 1]) - (u[..., 1] - o[..., 1]) * (v[..., 0] - o[..., 0]))
+
+    a, b = a[:, None], b[:, None]
+    crossing = (side(a, b, p) * side(a, b, q) < 0) & (side(p, q, a) * side(p, q, b) < 0)
+    return int(np.any(crossing, axis=1).sum())
 
 
 def turn_time(recording: dict[str, np.ndarray]) -> float:
@@ -87,14 +130,14 @@ def turn_time(recording: dict[str, np.ndarray]) -> float:
     return float(np.mean(times))
 
 
-def evaluate(networks: dict[str, object], scene, scripts: dict[str, InputScript]) -> dict:
-    """{script: {network: metrics}} for every pair."""
+def evaluate(networks: dict[str, object], cases: dict[str, tuple], keep_bone_lengths: bool = True) -> dict:
+    """{case: {network: metrics}} for every pair; `cases` maps a name to (script, scene)."""
     results: dict = {}
-    for script_name, script in scripts.items():
-        results[script_name] = {}
+    for case, (script, scene) in cases.items():
+        results[case] = {}
         for label, network in networks.items():
-            recording = record(network, scene, script)
-            results[script_name][label] = metrics(recording, scene.heightmap)
+            recording = record(network, scene, script, keep_bone_lengths)
+            results[case][label] = metrics(recording, scene.heightmap, scene.areas.walls)
     return results
 
 

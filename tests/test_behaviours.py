@@ -1,0 +1,143 @@
+"""What a player sees, network by network: standing still after a stop, setting off and stopping
+on planted feet, quick sharp turns, jumping the bars, climbing the terraces, bones that keep
+their length. Each behaviour has its own example script in scripts/; the original network is
+held to the same bars wherever the behaviour is one it has (it needs ../shared)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pfnn_demo.resources import default_network_path
+from pfnn_demo.sim.bone_lengths import bone_length_deviation
+from pfnn_demo.sim.input_script import InputScript
+from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+from pfnn_demo.sim.scene import load_scene
+from pfnn_demo.sim.weights import NetworkWeights, load_npz
+from pfnn_demo.tools.evaluation import STANDING_AFTER, record, turn_time
+
+from conftest import require_shared
+
+FPS = 60
+_networks: dict[str, PhaseFunctionedNetwork] = {}
+
+
+def network(name: str) -> PhaseFunctionedNetwork:
+    if name not in _networks:
+        if name == "shipped":
+            weights = load_npz(default_network_path())
+        else:
+            weights = NetworkWeights(**np.load(require_shared("reference/pfnn_original/control_points.npz")))
+        _networks[name] = PhaseFunctionedNetwork(weights, "cubic")
+    return _networks[name]
+
+
+_recordings: dict = {}
+
+
+def play(name: str, script_name: str):
+    """The recording of a shipped example script (in its own scene) and its segments' frames."""
+    if (name, script_name) not in _recordings:
+        script = InputScript.load(script_name)
+        scene = load_scene(script.scene or "plaza")
+        recording = record(network(name), scene, script)
+        assert float(recording["completed"]) == 1.0, f"{name} failed in {script_name}"
+        spans, start = {}, 0
+        for segment in script.segments:
+            spans.setdefault(segment.label, []).append(slice(start, start + segment.frames))
+            start += segment.frames
+        _recordings[name, script_name] = (recording, spans, scene)
+    return _recordings[name, script_name]
+
+
+BOTH = ["shipped", "original"]
+
+
+def foot_speed(recording, span) -> np.ndarray:
+    """(frames - 1, 4) speed (units/s) of the drawn heels and toes."""
+    feet = recording["joint_positions"][span][:, [4, 5, 9, 10]].astype(np.float64)
+    return np.linalg.norm(np.diff(feet, axis=0), axis=-1) * FPS
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_releasing_the_stick_settles_into_a_standing_pose(name):
+    recording, spans, _ = play(name, "stop_and_go")
+    labels = ["stop from a walk and stand", "stop and stand", "stop from a jog and stand"]
+    for label in labels:
+        for span in spans[label]:
+            settled = slice(span.start + int(STANDING_AFTER * FPS), span.stop)
+            # Both feet planted and still.
+            speed = foot_speed(recording, settled)
+            assert speed.mean() <= 1.0, (label, speed.mean(axis=0))
+            contacts = recording["contacts"][settled] > 0.5
+            assert np.all(contacts[:, :2].any(axis=1) & contacts[:, 2:].any(axis=1)), (label, contacts.mean(axis=0))
+            # A stance, not a frozen stride: the ankles are side by side along the facing.
+            joints = recording["joint_positions"][settled].astype(np.float64)
+            facing = recording["root_direction"][settled][:, [0, 2]].astype(np.float64)
+            apart = joints[:, 4, [0, 2]] - joints[:, 9, [0, 2]]
+            stride = np.abs(np.sum(apart * facing, axis=1))
+            assert stride.mean() < 25.0, (label, stride.mean())
+            # Alive: the upper body keeps moving a little (breathing, sway).
+            head = joints[:, 16] - joints[:, 0]
+            assert np.linalg.norm(np.diff(head, axis=0), axis=1).mean() * FPS > 0.2, label
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_setting_off_and_stopping_keep_planted_feet_still(name):
+    recording, spans, _ = play(name, "stop_and_go")
+    for label in ("walk off", "stop from a walk and stand", "jog off", "stop from a jog and stand"):
+        span = spans[label][0]
+        first_second = slice(span.start, span.start + FPS)
+        speed = foot_speed(recording, first_second)
+        planted = recording["contacts"][first_second][1:] > 0.5
+        assert speed[planted].mean() < 12.0, (label, speed[planted].mean())
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_sharp_turns_are_quick(name):
+    recording, spans, _ = play(name, "sharp_turns")
+    assert turn_time(recording) < 1.4
+    direction = recording["root_direction"][:, [0, 2]]
+    for label in ("turn 90 right", "jog, turn 90 left"):
+        span = spans[label][0]
+        before, after = direction[span.start - 1], direction[span.start + int(1.2 * FPS)]
+        assert abs(np.dot(before, after)) < 0.35, (label, np.dot(before, after))   # turned ~90 within 1.2 s
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_it_jumps_the_bars_with_feet_clearing_them(name):
+    recording, spans, scene = play(name, "jump_bars")
+    terrain = scene.heightmap
+    root = recording["root_position"]
+    assert root[:, 2].min() < -500, "it never got past the bar"
+    gait = recording["gait"]
+    jumping = gait[:, 4] > 0.9
+    assert jumping.any()
+    # The network's own feet (before foot IK): over a bar, never inside it.
+    feet = recording["joint_positions_raw"][:, [4, 5, 9, 10]].astype(np.float64)
+    ground = terrain.sample(feet[..., 0], feet[..., 2])
+    over_bar = ground > 5.0
+    assert over_bar.any(), "no foot ever passed over a bar"
+    assert (feet[..., 1] - ground)[over_bar].min() > -3.0
+    # and they rise for the jump: a foot clears the height of the bar with room to spare
+    bar = float(terrain.sample(np.array([10.23]), np.array([-422.82]))[0])
+    assert feet[jumping][..., 1].max() > bar + 5.0, (feet[jumping][..., 1].max(), bar)
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_it_climbs_the_terraces_without_feet_sinking(name):
+    recording, spans, scene = play(name, "terraces")
+    terrain = scene.heightmap
+    root = recording["root_position"]
+    heights = terrain.sample(root[:, 0], root[:, 2])
+    assert heights.max() - heights.min() > 30, "it did not cross several terraces"
+    feet = recording["joint_positions"][:, [4, 5, 9, 10]].astype(np.float64)
+    sink = feet[..., 1] - terrain.sample(feet[..., 0], feet[..., 2])
+    assert sink.min() > -2.0, sink.min()
+
+
+@pytest.mark.parametrize("name", BOTH)
+@pytest.mark.parametrize("script", ["stop_and_go", "sharp_turns", "strafe"])
+def test_drawn_bones_keep_their_length(name, script):
+    recording, _, _ = play(name, script)
+    assert bone_length_deviation(recording["joint_positions"].astype(np.float64)).max() < 0.02

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import pytest
 
 from pfnn_demo.errors import ScriptError
@@ -72,3 +74,16 @@ def test_dead_zone_and_sdl_axes():
     state = InputState.from_sdl_axes([0, -32768, 16384, 0, -32768, 32767])
     assert (state.move_x, state.move_y, state.look_x) == pytest.approx((0, 1, 0.5))
     assert state.strafe == 0 and state.jog == pytest.approx(1, abs=1e-4)
+
+
+def test_a_script_can_name_its_scene_and_start():
+    from pfnn_demo.sim.scene import load_scene
+
+    script = InputScript.from_dict({"scene": "jumps", "start": [10, -720], "segments": [{"duration": 1.0}]})
+    assert script.scene == "jumps"
+    np.testing.assert_allclose(script.starts_in(load_scene("jumps")), [[10, -720]])
+    assert script.starts_in(load_scene("plaza")) is None          # written for another scene
+    with pytest.raises(ScriptError, match="'start' must be"):
+        InputScript.from_dict({"start": [1], "segments": [{"duration": 1.0}]})
+    with pytest.raises(ScriptError, match="'scene' must be"):
+        InputScript.from_dict({"scene": 3, "segments": [{"duration": 1.0}]})

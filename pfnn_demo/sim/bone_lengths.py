@@ -17,8 +17,10 @@ from .skeleton import DEPTH_LEVELS, LEFT_LEG, PARENTS, REST_OFFSETS, RIGHT_LEG
 
 REST_LENGTHS = np.linalg.norm(REST_OFFSETS, axis=1).astype(np.float32)      # (31,), 0 for helper joints
 LEGS = np.array([[leg["hip"], leg["knee"], leg["heel"], leg["toe"]] for leg in (LEFT_LEG, RIGHT_LEG)])
-# Bones whose length is measured: every joint with a rest offset (legs, spine, neck, arms, hands).
-MEASURED = np.flatnonzero(REST_LENGTHS > 1e-6)
+# Bones whose length is measured: the legs (to the toes), spine, neck, head and arms (to the
+# wrists); not the index fingers, which the network is not trained on (masked joints, spec 9.5).
+FINGERS = (22, 29)
+MEASURED = np.setdiff1d(np.flatnonzero(REST_LENGTHS > 1e-6), FINGERS)
 
 
 def two_bone_knees(hips: np.ndarray, knees: np.ndarray, ankles: np.ndarray, thigh, shin) -> tuple[np.ndarray, np.ndarray]:

@@ -128,12 +128,6 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
     Seeded: the same clips give the same motion."""
     rng = np.random.default_rng(seed)
     out = []
-    # With side-steps and backward walking captured, only clips without a category (the
-    # DeepMimic walk) are still turned into synthetic ones.
-    captured_side_steps = any(c.category in ("side", "backward") for c in clips)
-    # With stops into standing captured, no stop is synthesised: a synthetic stop freezes a walk
-    # at a double-support moment, and the network learnt to stand in the stride it stopped in.
-    captured_stops = any(c.category == "stop" for c in clips)
     cycles = [c for c in clips if not c.one_shot]
     loops = [loop_cycles(clip, LOOP_SECONDS) for clip in cycles]
     forward_walk = [c.category in WALK_CATEGORIES for c in cycles]
@@ -141,21 +135,19 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
     jogs = [c for c in loops if c is not None and c.gaits[:, 2].mean() > 0.5]
     for walk in walks:
         for jog in rng.permutation(len(jogs))[:JOGS_PER_WALK]:
-            out += gait_changes(walk, jogs[jog], rng, with_stops=not captured_stops)
+            out += gait_changes(walk, jogs[jog], rng)
     for clip, looped, forward in zip(cycles, loops, forward_walk):
         out.append(clip)
         if looped is None:
             continue
         out += variations(looped)
         if forward and looped.gaits[:, 1].mean() > 0.5:
-            if not captured_stops:
-                out += stops(looped, rng, STOPS_PER_CLIP)
+            out += stops(looped, rng, STOPS_PER_CLIP)
             out += variations(crouch(looped, rng.uniform(*CROUCH_DEPTH), rng.uniform(*CROUCH_LEAN)),
                               turn_rates=TURN_RATES[:5])
-            angles = rng.choice(SIDE_STEP_ANGLES, 2, replace=False)
-            if not (captured_side_steps and clip.category):
+            for angle in rng.choice(SIDE_STEP_ANGLES, 2, replace=False):
                 out += [bend(time_warp(side_step(looped, angle), rate), turn)
-                        for angle in angles for rate in (1.0, 1.35) for turn in (0.0, 0.6, -0.6)]
+                        for rate in (1.0, 1.35) for turn in (0.0, 0.6, -0.6)]
     for clip in clips:
         if clip.one_shot:
             out += one_shot_variations(hold_standing(clip, STANDING_SECONDS))
@@ -165,7 +157,7 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
 JOGS_PER_WALK = 2
 
 
-def gait_changes(walk, jog, rng: np.random.Generator, with_stops: bool = True) -> list:
+def gait_changes(walk, jog, rng: np.random.Generator) -> list:
     """Walking into jogging and back (phase-aligned blends) at a few speeds, turning a little,
     and jogging to a stop through a walk."""
     out = []
@@ -176,8 +168,7 @@ def gait_changes(walk, jog, rng: np.random.Generator, with_stops: bool = True) -
         up = transition(fast_walk, some_jog, 2.0, rng.uniform(0.4, 1.0), 3.0)
         down = transition(some_jog, fast_walk, 2.0, rng.uniform(0.5, 1.0), 5.0)
         out += [bend(c, turn) for c in (up, down) for turn in (0.0, 0.6, -0.6)]
-        if with_stops:
-            out += stops(down, rng, 1, after=3.2)
+        out += stops(down, rng, 1, after=3.2)
     return out
 
 

@@ -57,9 +57,9 @@ def test_characters_stepped_together_equal_each_stepped_alone(mode):
         alone = Crowd(network, scene, 1, starts=starts[i:i + 1])
         for frame, controls in enumerate(inputs):
             alone.step(one_row(controls, i))
-            # Within 0.02 units (0.2 mm): one matrix product for six rows rounds a little
+            # Within 0.05 units (0.5 mm): one matrix product for six rows rounds a little
             # differently from six products of one row; nothing else differs.
-            assert np.max(np.abs(alone.joint_positions_final[0] - poses[frame, i])) < 0.02, (i, frame)
+            assert np.max(np.abs(alone.joint_positions_final[0] - poses[frame, i])) < 0.05, (i, frame)
             assert abs(alone.phase[0] - phases[frame, i]) < 1e-3, (i, frame)
 
 

@@ -32,11 +32,15 @@ def one_row(controls: Controls, i: int) -> Controls:
 
 
 @pytest.mark.parametrize("mode", ["cubic", "constant"])
-def test_characters_stepped_together_equal_each_stepped_alone(mode):
+def test_characters_stepped_together_equal_each_stepped_alone(mode, original_weights):
     """Six characters under different inputs (wandering, jogging, turning, crouching) for 360
-    frames together, then each alone under its own inputs: the same poses frame by frame."""
+    frames together, then each alone under its own inputs: the same poses frame by frame. With
+    the original network: the shipped one amplifies the rounding differences below (0.1 units
+    by frame 186), the original keeps them under 0.01."""
+    from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+
     scene, count = load_scene("tunnel"), 6
-    network = load_network(None, mode)
+    network = PhaseFunctionedNetwork(original_weights, mode)
     starts = spawn_points(scene, count, seed=3)
     behaviour = CrowdBehaviour(scene, count, seed=3)
     crowd = Crowd(network, scene, count, starts=starts)
@@ -57,9 +61,9 @@ def test_characters_stepped_together_equal_each_stepped_alone(mode):
         alone = Crowd(network, scene, 1, starts=starts[i:i + 1])
         for frame, controls in enumerate(inputs):
             alone.step(one_row(controls, i))
-            # Within 0.05 units (0.5 mm): one matrix product for six rows rounds a little
+            # Within 0.01 units (0.1 mm): one matrix product for six rows rounds a little
             # differently from six products of one row; nothing else differs.
-            assert np.max(np.abs(alone.joint_positions_final[0] - poses[frame, i])) < 0.05, (i, frame)
+            assert np.max(np.abs(alone.joint_positions_final[0] - poses[frame, i])) < 0.01, (i, frame)
             assert abs(alone.phase[0] - phases[frame, i]) < 1e-3, (i, frame)
 
 

@@ -40,6 +40,7 @@ from pfnn_demo.app.demo import TICK, Demo  # noqa: E402
 from pfnn_demo.sim.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
 from pfnn_demo.resources import default_network_path  # noqa: E402
 from pfnn_demo.sim.weights import load_weights  # noqa: E402
+from pfnn_demo.sim.scene import steps_crossing_walls  # noqa: E402
 
 MOVE_KEYS = (pygame.K_w, pygame.K_a, pygame.K_s, pygame.K_d)
 HELD_KEYS = MOVE_KEYS + (pygame.K_LSHIFT, pygame.K_q, pygame.K_j, pygame.K_l)
@@ -61,19 +62,6 @@ def resident_mb() -> float:
         pass
     import resource
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def crosses_wall(walls: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether the segment a -> b (x, z) properly crosses any wall's centre segment."""
-    if not len(walls) or np.allclose(a, b):
-        return False
-    p, q = walls[:, 0:2].astype(np.float64), walls[:, 2:4].astype(np.float64)
-
-    def side(o, u, v):   # sign of the cross product (u - o) x (v - o), vectorised over walls
-        return np.sign((u[..., 0] - o[..., 0]) * (v[..., 1] - o[..., 1]) - (u[..., 1] - o[..., 1]) * (v[..., 0] - o[..., 0]))
-
-    a, b = np.broadcast_to(a, p.shape), np.broadcast_to(b, p.shape)
-    return bool(np.any((side(a, b, p) * side(a, b, q) < 0) & (side(p, q, a) * side(p, q, b) < 0)))
 
 
 class RandomPlayer:
@@ -167,7 +155,7 @@ def main(argv=None) -> int:
         if demo.failures != failures_before:
             resets += 1
             jumped = True
-        if not jumped and crosses_wall(controller.scene.areas.walls, previous, root):
+        if not jumped and steps_crossing_walls(controller.scene.areas.walls, previous[None], root[None])[0]:
             crossings += 1
         previous = controller.root_position[[0, 2]]
 

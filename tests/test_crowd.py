@@ -18,7 +18,7 @@ from pfnn_demo.sim.controls import Controls
 from pfnn_demo.sim.crowd import Crowd
 from pfnn_demo.sim.input_script import InputScript
 from pfnn_demo.sim.recording import load_recording
-from pfnn_demo.sim.scene import load_scene
+from pfnn_demo.sim.scene import load_scene, steps_crossing_walls
 from pfnn_demo.sim.wander import CrowdBehaviour, spawn_points
 from pfnn_demo.tools.cli import main
 
@@ -67,17 +67,6 @@ def test_characters_stepped_together_equal_each_stepped_alone(mode, original_wei
             assert abs(alone.phase[0] - phases[frame, i]) < 1e-3, (i, frame)
 
 
-def crosses(walls: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether any step a[k] -> b[k] (K, 2) properly crosses a wall's centre segment."""
-    p, q = walls[None, :, 0:2], walls[None, :, 2:4]
-    a, b = a[:, None], b[:, None]
-
-    def side(o, u, v):
-        return np.sign((u[..., 0] - o[..., 0]) * (v[..., 1] - o[..., 1]) - (u[..., 1] - o[..., 1]) * (v[..., 0] - o[..., 0]))
-
-    return bool(np.any((side(a, b, p) * side(a, b, q) < 0) & (side(p, q, a) * side(p, q, b) < 0)))
-
-
 @pytest.mark.parametrize("scene_name, count, seconds", [("plaza", 24, 25), ("urban", 16, 15)])
 def test_wanderers_walk_keep_apart_and_stay_inside_the_walls(scene_name, count, seconds):
     scene = load_scene(scene_name)
@@ -91,7 +80,7 @@ def test_wanderers_walk_keep_apart_and_stay_inside_the_walls(scene_name, count, 
     roots = np.array(roots)                                     # (T, N, 2)
     walls = scene.areas.walls
     for t in range(1, len(roots)):
-        assert not crosses(walls, roots[t - 1], roots[t]), f"a character crossed a wall at frame {t}"
+        assert not steps_crossing_walls(walls, roots[t - 1], roots[t]).any(), f"a character crossed a wall at frame {t}"
     assert scene.areas.wall_distance(roots.reshape(-1, 2)).min() > walls[:, 4].min() - 1e-3
 
     wanderers = roots[:, 1:]

@@ -21,6 +21,8 @@ LEGS = np.array([[leg["hip"], leg["knee"], leg["heel"], leg["toe"]] for leg in (
 # wrists); not the index fingers, which the network is not trained on (masked joints, spec 9.5).
 FINGERS = (22, 29)
 MEASURED = np.setdiff1d(np.flatnonzero(REST_LENGTHS > 1e-6), FINGERS)
+# The tree levels without knees, ankles and toes, which the two-joint rule places instead.
+_CHAIN_LEVELS = [kept for kept in (np.setdiff1d(level, LEGS[:, 1:]) for level in DEPTH_LEVELS[1:]) if len(kept)]
 
 
 def two_bone_knees(hips: np.ndarray, knees: np.ndarray, ankles: np.ndarray, thigh, shin) -> tuple[np.ndarray, np.ndarray]:
@@ -44,7 +46,7 @@ def keep_bone_lengths(positions: np.ndarray) -> np.ndarray:
     """(..., 31, 3) joint positions with every bone at its rest length (see the module's doc)."""
     positions = np.asarray(positions)
     out = positions.copy()
-    for joints in DEPTH_LEVELS[1:]:
+    for joints in _CHAIN_LEVELS:
         parents = PARENTS[joints]
         bone = positions[..., joints, :] - positions[..., parents, :]
         length = np.linalg.norm(bone, axis=-1, keepdims=True)

@@ -52,11 +52,15 @@ class Segment:
     label: str = ""
 
 
-def _pair(value, key: str, where: str) -> tuple[float, float]:
+def _numbers(value, key: str, where: str, form: str = "[x, y]") -> tuple[float, float]:
     if (not isinstance(value, (list, tuple)) or len(value) != 2
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
-        raise ScriptError(f"{where}: '{key}' must be [x, y] numbers")
-    x, y = float(value[0]), float(value[1])
+        raise ScriptError(f"{where}: '{key}' must be {form} numbers")
+    return float(value[0]), float(value[1])
+
+
+def _pair(value, key: str, where: str) -> tuple[float, float]:
+    x, y = _numbers(value, key, where)
     if not (-1 <= x <= 1 and -1 <= y <= 1):
         raise ScriptError(f"{where}: '{key}' values must lie in [-1, 1], got {value}")
     return x, y
@@ -140,10 +144,10 @@ class InputScript:
             raise ScriptError("'scene' must be a scene name", name or None)
         start = spec.get("start")
         if start is not None:
-            if (not isinstance(start, list) or len(start) != 2
-                    or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in start)):
-                raise ScriptError("'start' must be [x, z] numbers", name or None)
-            start = (float(start[0]), float(start[1]))
+            try:
+                start = _numbers(start, "start", "the script", "[x, z]")
+            except ScriptError as error:
+                raise ScriptError(error.detail, name or None) from None
         return cls(segments, str(spec.get("description", "")), name, scene, start)
 
     @classmethod

@@ -265,3 +265,16 @@ def load_scene(name_or_path: str | Path) -> Scene:
     if str(name_or_path) not in files:
         raise SceneError(f"unknown scene {str(name_or_path)!r}; the scenes are: {', '.join(files)}")
     return load_scene_file(files[str(name_or_path)])
+
+
+def steps_crossing_walls(walls: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(K,) whether each step a[k] -> b[k] ((K, 2) x, z) properly crosses any wall's centre
+    segment (walls (W, 5) as in a scene file)."""
+    a, b = np.asarray(a, np.float64)[:, None], np.asarray(b, np.float64)[:, None]
+    p, q = np.asarray(walls, np.float64)[None, :, 0:2], np.asarray(walls, np.float64)[None, :, 2:4]
+
+    def side(o, u, v):    # sign of (u - o) x (v - o), broadcast over steps and walls
+        return np.sign((u[..., 0] - o[..., 0]) * (v[..., 1] - o[..., 1]) - (u[..., 1] - o[..., 1]) * (v[..., 0] - o[..., 0]))
+
+    crossing = (side(a, b, p) * side(a, b, q) < 0) & (side(p, q, a) * side(p, q, b) < 0)
+    return np.any(crossing, axis=1)

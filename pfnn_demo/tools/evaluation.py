@@ -26,6 +26,7 @@ from ..sim.bone_lengths import bone_length_deviation
 from ..sim.controller import Controller
 from ..sim.headless import simulate
 from ..sim.input_script import InputScript
+from ..sim.scene import steps_crossing_walls
 from ..sim.recording import Recorder
 
 FPS = 60
@@ -81,11 +82,10 @@ def standing_foot_speed(recording: dict[str, np.ndarray]) -> float:
     """Mean speed (units/s) of heel and toe joints on frames where the stick has been released
     for at least STANDING_AFTER seconds; NaN when the script never stands that long."""
     released = np.linalg.norm(recording["stick"], axis=1) < 0.2
-    settled = int(STANDING_AFTER * FPS)
-    run = np.zeros(len(released), int)
-    for t in range(len(released)):
-        run[t] = run[t - 1] + 1 if released[t] and t > 0 else int(released[t])
-    standing = run[1:] > settled
+    # Frames since the last frame with the stick pressed (a running count of released frames).
+    last_pressed = np.maximum.accumulate(np.where(released, -1, np.arange(len(released))))
+    run = np.arange(len(released)) - last_pressed
+    standing = run[1:] > int(STANDING_AFTER * FPS)
     if not standing.any():
         return math.nan
     feet = recording["joint_positions"][:, [4, 5, 9, 10]].astype(np.float64)
@@ -97,15 +97,7 @@ def wall_crossings(root: np.ndarray, walls: np.ndarray) -> int:
     """Steps of the root (x, z) that properly cross any wall's centre segment."""
     if len(walls) == 0 or len(root) < 2:
         return 0
-    a, b = root[:-1, [0, 2]], root[1:, [0, 2]]
-    p, q = walls[None, :, 0:2], walls[None, :, 2:4]
-
-    def side(o, u, v):    # sign of (u - o) x (v - o), broadcast over steps and walls
-        return np.sign((u[..., 0] - o[..., 0]) * (v[..., 1] - o[..., 1]) - (u[..., 1] - o[..., 1]) * (v[..., 0] - o[..., 0]))
-
-    a, b = a[:, None], b[:, None]
-    crossing = (side(a, b, p) * side(a, b, q) < 0) & (side(p, q, a) * side(p, q, b) < 0)
-    return int(np.any(crossing, axis=1).sum())
+    return int(steps_crossing_walls(walls, root[:-1, [0, 2]], root[1:, [0, 2]]).sum())
 
 
 def turn_time(recording: dict[str, np.ndarray]) -> float:

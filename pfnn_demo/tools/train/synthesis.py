@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from ...sim.bone_lengths import two_bone_knees
 from ...sim.rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
 from . import labels
 from .database import Clip, FPS, facing_yaw
@@ -77,7 +78,7 @@ def bend(clip: Clip, turn_rate: float) -> Clip:
     positions = np.einsum("tij,tkj->tki", rotations_y, local) + new_root[:, None, :]
     rotations = rotations_y[:, None] @ clip.rotations.astype(np.float64)
     return Clip(f"{clip.name}_bend{turn_rate:+.1f}", positions.astype(np.float32), rotations.astype(np.float32),
-                clip.phase.copy(), clip.gaits.copy(), clip.contacts.copy())
+                clip.phase.copy(), clip.gaits.copy(), clip.contacts.copy(), clip.source)
 
 
 def _sample(clip: Clip, frames: np.ndarray):
@@ -232,19 +233,6 @@ LEGS = ((1, 2, 3, 4), (6, 7, 8, 9))       # hip-joint helper, hip, knee, ankle
 CROUCH_GAIT = np.array([0, 0, 0, 1, 0, 0], np.float32)
 
 
-def solve_knees(hips: np.ndarray, knees: np.ndarray, ankles: np.ndarray, thigh: float, shin: float) -> np.ndarray:
-    """Knee positions (T, 3) that join each hip to its ankle with the given bone lengths, bending
-    in the plane of the old knee (two-joint IK, the project's rule for legs)."""
-    reach = ankles - hips
-    distance = np.clip(np.linalg.norm(reach, axis=1), abs(thigh - shin) + 1e-3, thigh + shin - 1e-3)
-    along = reach / np.linalg.norm(reach, axis=1, keepdims=True)
-    pole = knees - hips
-    pole -= np.sum(pole * along, axis=1, keepdims=True) * along
-    pole /= np.maximum(np.linalg.norm(pole, axis=1, keepdims=True), 1e-9)
-    cos_hip = np.clip((thigh ** 2 + distance ** 2 - shin ** 2) / (2 * thigh * distance), -1, 1)
-    return hips + thigh * (cos_hip[:, None] * along + np.sqrt(1 - cos_hip ** 2)[:, None] * pole)
-
-
 def crouch(clip: Clip, depth: float, lean: float) -> Clip:
     """A crouched version of a walking clip: pelvis lowered by `depth` units, the upper body bent
     forward by `lean` radians about the hips, the feet where they were and the knees re-solved."""
@@ -293,7 +281,7 @@ def _resolve_knees(old: np.ndarray, new: np.ndarray, rotations: np.ndarray) -> N
     for _helper, hip, knee, ankle in LEGS:
         thigh = float(np.linalg.norm(old[0, knee] - old[0, hip]))
         shin = float(np.linalg.norm(old[0, ankle] - old[0, knee]))
-        new[:, knee] = solve_knees(new[:, hip], new[:, knee], new[:, ankle], thigh, shin)
+        new[:, knee] = two_bone_knees(new[:, hip], new[:, knee], new[:, ankle], thigh, shin)[0]
         rotations[:, hip] = rotation_between(old[:, knee] - old[:, hip], new[:, knee] - new[:, hip]) @ rotations[:, hip]
         rotations[:, knee] = rotation_between(old[:, ankle] - old[:, knee], new[:, ankle] - new[:, knee]) @ rotations[:, knee]
 
@@ -488,13 +476,5 @@ def one_shot_variations(clip: Clip) -> list[Clip]:
     gently either way: the same motion, never looped or cut. A clip on its own ground (stairs)
     is only retimed, since curving it would walk it off its steps."""
     turns = (0.0,) if clip.ground is not None else ONE_SHOT_TURNS
-    return [bend_keeping_ground(time_warp(clip, rate) if rate != 1.0 else clip, turn)
-            for rate in ONE_SHOT_RATES for turn in turns]
-
-
-def bend_keeping_ground(clip: Clip, turn_rate: float) -> Clip:
-    if turn_rate == 0.0:
-        return clip
-    bent = bend(clip, turn_rate)
-    bent.source = clip.source
-    return bent
+    retimed = [time_warp(clip, rate) if rate != 1.0 else clip for rate in ONE_SHOT_RATES]
+    return [bend(version, turn) if turn else version for version in retimed for turn in turns]

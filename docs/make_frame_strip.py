@@ -28,7 +28,7 @@ ROWS = {                       # script: (scene, frames to show at 60 per second
     "crouch_through": ("tunnel", (200, 420, 780, 960)),
     "stop_and_go": ("plaza", (200, 420, 860, 1090)),
     "sharp_turns": ("plaza", (250, 280, 310, 840)),
-    "jump_bars": ("jumps", (215, 232, 245, 258)),
+    "jump_bars": ("jumps", (140, 158, 172, 186)),
     "terraces": ("terraces", (230, 300, 360, 420)),
 }
 TILE = (320, 240)

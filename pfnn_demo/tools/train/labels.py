@@ -41,6 +41,7 @@ def foot_contacts(positions: np.ndarray, fps: float) -> np.ndarray:
 
 
 MIN_CONTACT = 0.08      # seconds a foot must stay down for its landing to count as a strike
+TOE_FLICKER = 0.1       # seconds: a shorter lift of the toe between contacts is the same stance
 
 
 def foot_strikes(contacts: np.ndarray, fps: float) -> list[tuple[int, float]]:
@@ -48,8 +49,11 @@ def foot_strikes(contacts: np.ndarray, fps: float) -> list[tuple[int, float]]:
     foot is flat), for a contact that lasts at least MIN_CONTACT."""
     events = []
     shortest = max(int(round(MIN_CONTACT * fps)), 1)
+    # A toe that flickers up for a few frames mid-stance has not stepped: close such gaps first
+    # (a swing takes far longer), or a single step would count as a whole cycle.
+    flicker = np.ones(max(int(round(TOE_FLICKER * fps)), 1), bool)
     for value, column in ((0.5, 1), (0.0, 3)):
-        down = contacts[:, column]
+        down = ndimage.binary_closing(np.pad(contacts[:, column], len(flicker)), flicker)[len(flicker):-len(flicker)]
         labels, count = ndimage.label(down)
         for index in range(1, count + 1):
             frames = np.flatnonzero(labels == index)

@@ -14,7 +14,7 @@ from ...motion.deepmimic import load_deepmimic
 from . import labels
 from .database import FPS, clip_from_motion, clip_windows, mirror_clip, normalisation
 from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_cycles, on_terrain, side_step,
-                        hold_standing, one_shot_variations, speed_changes, stops, time_warp, transition,
+                        hold_standing, one_shot_variations, plant_feet, speed_changes, stops, time_warp, transition,
                         variations)
 from .trainer import TrainConfig, export, train
 
@@ -182,6 +182,7 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED) -> tuple[np.ndarray, np.nda
     rng = np.random.default_rng(seed + 1)
     parts = []
     for clip in extended(clips, seed):
+        clip = plant_feet(clip)
         for version in (clip, mirror_clip(clip)):
             if rng.random() < TERRAIN_SHARE and version.ground is None:
                 ground = RollingGround(rng, rng.uniform(*TERRAIN_AMPLITUDE))

@@ -48,8 +48,8 @@ def loop_cycles(clip: Clip, seconds: float) -> Clip | None:
     positions, rotations = [], []
     origin = clip.positions[start, 0] * np.array([1.0, 0.0, 1.0])
     offset, heading = np.zeros(3), 0.0
-    segment_positions = clip.positions[start:stop].astype(np.float64) - origin
-    segment_rotations = clip.rotations[start:stop].astype(np.float64)
+    segment_positions, segment_rotations = _seamless(clip, start, stop, turn, shift)
+    segment_positions -= origin
     for _ in range(repeats):
         rotation = yaw_matrix(heading, np.float64)
         positions.append(segment_positions @ rotation.T + offset + origin)
@@ -60,6 +60,27 @@ def loop_cycles(clip: Clip, seconds: float) -> Clip | None:
     return Clip(clip.name + "_looped", np.concatenate(positions).astype(np.float32),
                 np.concatenate(rotations).astype(np.float32), tile(clip.phase), tile(clip.gaits),
                 tile(clip.contacts))
+
+
+def _seamless(clip: Clip, start: int, stop: int, turn: float, shift: np.ndarray):
+    """Positions and rotations of frames start..stop-1 with the pose's mismatch at the loop seam
+    (frame `stop` against frame `start` moved on by one cycle) spread evenly over the cycle.
+    Captured cycles never close exactly; left alone, a foot would jump at every seam."""
+    positions = clip.positions[start:stop].astype(np.float64)
+    rotations = clip.rotations[start:stop].astype(np.float64)
+    origin = clip.positions[start, 0] * np.array([1.0, 0.0, 1.0])
+    carry = yaw_matrix(turn, np.float64)
+    next_positions = (clip.positions[start].astype(np.float64) - origin) @ carry.T + origin + shift
+    next_rotations = carry @ rotations[0]
+    share = np.arange(stop - start, dtype=np.float64) / (stop - start)
+    positions -= share[:, None, None] * (clip.positions[stop].astype(np.float64) - next_positions)
+    # Rotations: turned back by a growing share of the seam's rotation (identity at the start).
+    seam = matrix_to_quat(next_rotations @ np.swapaxes(clip.rotations[stop].astype(np.float64), -1, -2))
+    identity = np.broadcast_to(matrix_to_quat(np.eye(3)), seam.shape)
+    ramp = quat_slerp(np.broadcast_to(identity, (len(share),) + seam.shape),
+                      np.broadcast_to(seam, (len(share),) + seam.shape),
+                      np.broadcast_to(share[:, None], (len(share), seam.shape[0])))
+    return positions, quat_to_matrix(ramp) @ rotations
 
 
 def bend(clip: Clip, turn_rate: float) -> Clip:
@@ -108,9 +129,9 @@ def time_warp(clip: Clip, rate: float) -> Clip:
 
 # Root speeds (units per second) the runtime asks for: walking 150 (2.5 per frame), jogging 450;
 # a network holds its jog well below what it is asked (the original network jogs at about 180).
-WALK_SPEEDS = (100.0, 130.0, 160.0)
+WALK_SPEEDS = (70.0, 100.0, 130.0, 160.0)
 JOG_SPEEDS = (200.0, 270.0, 340.0, 420.0)
-TURN_RATES = (0.0, 0.5, -0.5, 1.0, -1.0, 1.8, -1.8)     # radians per second
+TURN_RATES = (0.0, 1.0, -1.0, 1.8, -1.8, 2.6, -2.6)     # radians per second
 MAX_WARP = (0.7, 1.7)          # beyond these a cadence stops looking human
 MIN_JOG_CADENCE = 0.9          # a slower jog takes shorter strides rather than a slow-motion cadence
 
@@ -478,3 +499,62 @@ def one_shot_variations(clip: Clip) -> list[Clip]:
     turns = (0.0,) if clip.ground is not None else ONE_SHOT_TURNS
     retimed = [time_warp(clip, rate) if rate != 1.0 else clip for rate in ONE_SHOT_RATES]
     return [bend(version, turn) if turn else version for version in retimed for turn in turns]
+
+
+
+def _turned(vectors: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Horizontal (x, z) vectors turned by `angles` about the vertical (+ turns +z towards +x)."""
+    cos, sin = np.cos(angles), np.sin(angles)
+    return np.stack([vectors[:, 0] * cos + vectors[:, 1] * sin, vectors[:, 1] * cos - vectors[:, 0] * sin], axis=1)
+
+
+def _foot_holds(heel: np.ndarray, toe: np.ndarray, heel_down: np.ndarray, toe_down: np.ndarray):
+    """Per frame, the turn (radians) and shift (x, z) that hold a foot still through each spell
+    with its heel or toe down: the foot keeps the heading it has mid-spell, and the heel (or,
+    with the heel up, the toe) stays where it is mid-spell. Between spells both blend linearly.
+    None if the foot is never down."""
+    down = heel_down | toe_down
+    spells, count = ndimage.label(down)
+    if count == 0:
+        return None
+    along = toe - heel
+    heading = np.unwrap(np.arctan2(along[:, 0], along[:, 1]))
+    turn = np.full(len(heel), np.nan)
+    shift = np.full((len(heel), 2), np.nan)
+    for k in range(1, count + 1):
+        frames = np.flatnonzero(spells == k)
+        middle = frames[len(frames) // 2]
+        turn[frames] = heading[middle] - heading[frames]
+        toe_held = toe[middle] - heel[frames] - _turned(along[frames], turn[frames])
+        shift[frames] = np.where(heel_down[frames, None], heel[middle] - heel[frames], toe_held)
+    known = np.flatnonzero(down)
+    every = np.arange(len(heel))
+    turn = np.interp(every, known, turn[known])
+    shift = np.stack([np.interp(every, known, shift[known, axis]) for axis in range(2)], axis=1)
+    return turn, shift
+
+
+def plant_feet(clip: Clip) -> Clip:
+    """The clip with each foot held still (horizontally, as a rigid foot) while its heel or toe
+    is labelled in contact, the correction spread smoothly over the swing between contacts and
+    the knees re-solved. Looping, bending and blending make planted feet drift (a turn of
+    1.8 rad/s slides them about 25 units/s), and a network learns that drift as foot skate."""
+    old = clip.positions.astype(np.float64)
+    new = old.copy()
+    rotations = clip.rotations.astype(np.float64).copy()
+    for side, (heel, toe) in enumerate(FEET):
+        holds = _foot_holds(old[:, heel][:, [0, 2]], old[:, toe][:, [0, 2]],
+                            clip.contacts[:, 2 * side] > 0.5, clip.contacts[:, 2 * side + 1] > 0.5)
+        if holds is None:
+            continue
+        turn, shift = holds
+        along = old[:, toe][:, [0, 2]] - old[:, heel][:, [0, 2]]
+        new[:, heel, 0] += shift[:, 0]
+        new[:, heel, 2] += shift[:, 1]
+        new[:, toe, 0], new[:, toe, 2] = (new[:, heel][:, [0, 2]] + _turned(along, turn)).T
+        rotation = rotation_between(old[:, toe] - old[:, heel], new[:, toe] - new[:, heel])
+        rotations[:, [heel, toe]] = rotation[:, None] @ rotations[:, [heel, toe]]
+    _lower_to_reach(old, new)
+    _resolve_knees(old, new, rotations)
+    return Clip(clip.name, new.astype(np.float32), rotations.astype(np.float32), clip.phase.copy(),
+                clip.gaits.copy(), clip.contacts.copy(), clip.source, clip.ground, clip.category, clip.one_shot)

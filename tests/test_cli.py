@@ -112,7 +112,8 @@ class FailingNetwork(PhaseFunctionedNetwork):
 
 
 def test_failure_mid_run_keeps_every_earlier_frame():
-    controller = Controller(FailingNetwork(make_random_weights(seed=5), fail_after=25), load_scene("plaza"))
+    controller = Controller(FailingNetwork(make_random_weights(seed=5), fail_after=25), load_scene("plaza"),
+                            start_pose="mean")   # its calls are counted from the first frame
     recorder = Recorder()
     _, failure = simulate(controller, InputScript.load("walk_circle"), 100, recorder)
     assert isinstance(failure, NetworkOutputError) and "frame 25" in str(failure)

@@ -102,8 +102,6 @@ def test_wanderers_walk_keep_apart_and_stay_inside_the_walls(scene_name, count, 
     assert longest <= 60, f"two characters overlapped for {longest} frames"
 
 
-@pytest.mark.xfail(strict=True, reason="the shipped network walks sideways when the stick is half pressed "
-                   "(about 85 units/s): the wanderer never reaches the tunnel (README, Evaluation)")
 def test_wanderers_crouch_through_the_crouch_area():
     scene = load_scene("tunnel")
     cx, _, cz, size_x, size_z = scene.areas.crouches[0]

@@ -51,11 +51,13 @@ class TrajectoryView:
 
 class Controller:
     def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, use_heel_contacts: bool | None = None,
-                 characters: int = 1, starts: np.ndarray | None = None, keep_bone_lengths: bool = True):
+                 characters: int = 1, starts: np.ndarray | None = None, keep_bone_lengths: bool = True,
+                 start_pose: str = "settled"):
         """The player at the scene's start (or `starts[0]`); `characters - 1` more at `starts[1:]`.
-        `keep_bone_lengths`: draw the network's poses on the rest bone lengths (Crowd)."""
+        `keep_bone_lengths`: draw the network's poses on the rest bone lengths; `start_pose`: start
+        in the network's mean pose (the original demo) or the standing pose it settles into (Crowd)."""
         self.camera = OrbitCamera()
-        self.crowd = Crowd(network, scene, characters, use_heel_contacts, starts, keep_bone_lengths)
+        self.crowd = Crowd(network, scene, characters, use_heel_contacts, starts, keep_bone_lengths, start_pose)
         self.controls = Controls.still(characters)
         self.last_controls = self.controls   # the rows of the last step (recordings read them)
         self.trajectory = TrajectoryView(self.crowd.trajectory, PLAYER)
@@ -76,7 +78,7 @@ class Controller:
         self.crowd.load_scene(scene, starts)
 
     def reset(self, start: tuple[float, float]) -> None:
-        """Put the player at `start` in the network's mean pose (spec 6.2)."""
+        """Put the player at `start`, standing (in the network's mean pose with start_pose="mean")."""
         self.crowd.reset(PLAYER, start)
 
     def step(self, controls: InputState, others: Controls | None = None) -> None:

@@ -30,12 +30,17 @@ DIVERGENCE_STDS = 1e4   # outputs farther than this from the mean (in standard d
 class Crowd:
     def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, count: int = 1,
                  use_heel_contacts: bool | None = None, starts: np.ndarray | None = None,
-                 keep_bone_lengths: bool = True):
+                 keep_bone_lengths: bool = True, start_pose: str = "settled"):
         """`count` characters in `scene`, at `starts` (count, 2) (x, z) (default: all at the scene's
         start). `use_heel_contacts`: foot IK locks on heel as well as toe contacts; by default as
         the network's weights say (NetworkWeights.heel_contacts). `keep_bone_lengths`: the drawn
         pose is rebuilt on the rest bone lengths (bone_lengths.py); the network's own feedback is
-        its raw prediction either way."""
+        its raw prediction either way. `start_pose`: characters (re)start in the network's mean
+        pose, as the original demo does ("mean"), or in the standing pose the network settles into
+        from it ("settled", the default): a mean pose is a blur of every stance, and from it a
+        network shuffles for a second, or, pushed at once, can set off walking backwards."""
+        if start_pose not in ("mean", "settled"):
+            raise ValueError(f"start_pose must be 'mean' or 'settled', not {start_pose!r}")
         if network.input_size != INPUT_SIZE:
             raise ValueError(f"the network takes {network.input_size} inputs; the controller builds {INPUT_SIZE}")
         if count < 1:
@@ -72,6 +77,10 @@ class Crowd:
         self.last_input = np.zeros((count, INPUT_SIZE), np.float32)
         self.last_output = np.zeros((count, network.output_size), np.float32)
         self.phase_used = np.zeros(count)
+        self._settled = None
+        self.scene = scene
+        if start_pose == "settled":
+            self._settled = _settled_pose(network, scene, use_heel_contacts)
         self.load_scene(scene, starts)
 
     # -- state ----------------------------------------------------------------------------------
@@ -99,6 +108,17 @@ class Crowd:
         self.global_transforms[index, :, :3, 3] = self.joint_positions[index]
         self.contacts[index] = 0.0
         self.phase[index] = 0.0
+        if self._settled is not None:
+            pose = self._settled
+            self.joint_positions[index] = roots[:, None] + pose["positions"]
+            self.joint_positions_raw[index] = roots[:, None] + pose["positions_raw"]
+            self.joint_velocities[index] = pose["velocities"]
+            self.joint_rotations[index] = pose["rotations"]
+            self.global_transforms[index, :, :3, :3] = self.joint_rotations[index]
+            self.global_transforms[index, :, :3, 3] = self.joint_positions[index]
+            self.contacts[index] = pose["contacts"]
+            self.phase[index] = pose["phase"]
+            self.trajectory.gaits[index] = pose["gaits"]
         self.ik.reset(index, roots[:, 1])
 
     # -- one step ---------------------------------------------------------------------------------
@@ -235,3 +255,35 @@ class Crowd:
         ik.lock[index] = np.asarray(state["ik_lock"]).reshape(np.shape(ik.lock[index]))
         ik.position[index] = np.asarray(state["ik_position"]).reshape(np.shape(ik.position[index]))
         ik.height[index] = np.asarray(state["ik_height"]).reshape(np.shape(ik.height[index]))
+
+
+SETTLE_FRAMES = 90      # 1.5 s: a network stands still well within this from its mean pose
+
+
+def _settled_pose(network: PhaseFunctionedNetwork, scene: Scene, use_heel_contacts) -> dict:
+    """The pose a character settles into after standing SETTLE_FRAMES ticks from the network's
+    mean pose at the scene's start, relative to its root and facing +Z (kept on the network, per
+    weight mode and contact rule)."""
+    cache = network.__dict__.setdefault("_settled_poses", {})
+    key = (network.mode, use_heel_contacts)
+    if key not in cache:
+        probe = Crowd(network, scene, 1, use_heel_contacts, start_pose="mean")
+        still = Controls.still(1)
+        try:
+            for _ in range(SETTLE_FRAMES):
+                probe.step(still)
+        except NetworkOutputError:
+            # A network that fails standing still fails in play too, where the error is reported
+            # with its frame; until then it starts from its mean pose.
+            cache[key] = None
+            return None
+        root, yaw = probe.trajectory.root[0], float(yaw_of(probe.trajectory.directions[:, CURRENT])[0])
+        unturn = yaw_matrix(-yaw)
+        cache[key] = {
+            "positions": unrotate_y(probe.joint_positions[0] - root, yaw).astype(np.float32),
+            "positions_raw": unrotate_y(probe.joint_positions_raw[0] - root, yaw).astype(np.float32),
+            "velocities": unrotate_y(probe.joint_velocities[0], yaw).astype(np.float32),
+            "rotations": (unturn @ probe.joint_rotations[0]).astype(np.float32),
+            "contacts": probe.contacts[0].copy(), "phase": float(probe.phase[0]),
+            "gaits": probe.trajectory.gaits[0].copy()}
+    return cache[key]

@@ -8,6 +8,7 @@ the network, which evaluates all of them in one batch. Headless and deterministi
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
@@ -63,10 +64,6 @@ class Crowd:
         self._x = np.zeros((count, INPUT_SIZE), np.float32)
         self._y_mean = network.weights.Ymean
         self._y_limit = DIVERGENCE_STDS * network.weights.Ystd
-        mean = read_output(network.weights.Ymean)
-        self._mean_positions = mean["joint_positions"].astype(np.float32)
-        self._mean_velocities = mean["joint_velocities"].astype(np.float32)
-        self._mean_rotations = quat_to_matrix(quat_exp(mean["joint_rotations"].astype(np.float64))).astype(np.float32)
         self.joint_positions = np.zeros((count, JOINT_COUNT, 3), np.float32)
         self.joint_velocities = np.zeros((count, JOINT_COUNT, 3), np.float32)
         self.joint_rotations = np.zeros((count, JOINT_COUNT, 3, 3), np.float32)
@@ -77,10 +74,8 @@ class Crowd:
         self.last_input = np.zeros((count, INPUT_SIZE), np.float32)
         self.last_output = np.zeros((count, network.output_size), np.float32)
         self.phase_used = np.zeros(count)
-        self._settled = None
-        self.scene = scene
-        if start_pose == "settled":
-            self._settled = _settled_pose(network, scene, use_heel_contacts)
+        settled = _settled_pose(network, scene, use_heel_contacts) if start_pose == "settled" else None
+        self._start_pose = settled or _mean_pose(network, self.trajectory.gaits.shape[1:])
         self.load_scene(scene, starts)
 
     # -- state ----------------------------------------------------------------------------------
@@ -91,7 +86,8 @@ class Crowd:
         self.reset(np.arange(self.count), starts)
 
     def reset(self, index, starts) -> None:
-        """Put characters `index` at `starts` (x, z) in the network's mean pose (spec 6.2)."""
+        """Put characters `index` at `starts` (x, z), standing in the start pose (the network's mean
+        pose, spec 6.2, or the pose it settles into)."""
         index = np.atleast_1d(np.asarray(index))
         starts = np.asarray(starts, np.float32).reshape(-1, 2)
         roots = np.zeros((len(index), 3), np.float32)
@@ -99,26 +95,17 @@ class Crowd:
         roots[:, 1] = self.scene.heightmap.sample(starts[:, 0], starts[:, 1])
         for i, root in zip(index, roots):
             self.trajectory.reset(i, root)
-        self.joint_positions[index] = roots[:, None] + self._mean_positions
-        self.joint_velocities[index] = self._mean_velocities
-        self.joint_rotations[index] = self._mean_rotations
-        self.joint_positions_raw[index] = self.joint_positions[index]
+        pose = self._start_pose
+        self.joint_positions[index] = roots[:, None] + pose["positions"]
+        self.joint_positions_raw[index] = roots[:, None] + pose["positions_raw"]
+        self.joint_velocities[index] = pose["velocities"]
+        self.joint_rotations[index] = pose["rotations"]
         self.global_transforms[index] = np.eye(4, dtype=np.float32)
         self.global_transforms[index, :, :3, :3] = self.joint_rotations[index]
         self.global_transforms[index, :, :3, 3] = self.joint_positions[index]
-        self.contacts[index] = 0.0
-        self.phase[index] = 0.0
-        if self._settled is not None:
-            pose = self._settled
-            self.joint_positions[index] = roots[:, None] + pose["positions"]
-            self.joint_positions_raw[index] = roots[:, None] + pose["positions_raw"]
-            self.joint_velocities[index] = pose["velocities"]
-            self.joint_rotations[index] = pose["rotations"]
-            self.global_transforms[index, :, :3, :3] = self.joint_rotations[index]
-            self.global_transforms[index, :, :3, 3] = self.joint_positions[index]
-            self.contacts[index] = pose["contacts"]
-            self.phase[index] = pose["phase"]
-            self.trajectory.gaits[index] = pose["gaits"]
+        self.contacts[index] = pose["contacts"]
+        self.phase[index] = pose["phase"]
+        self.trajectory.gaits[index] = pose["gaits"]
         self.ik.reset(index, roots[:, 1])
 
     # -- one step ---------------------------------------------------------------------------------
@@ -257,14 +244,26 @@ class Crowd:
         ik.height[index] = np.asarray(state["ik_height"]).reshape(np.shape(ik.height[index]))
 
 
+def _mean_pose(network: PhaseFunctionedNetwork, gaits_shape: tuple) -> dict:
+    """The network's mean output pose, relative to the root and facing +Z: the original demo's
+    start (spec 6.2), with no contacts, phase 0 and no gait yet."""
+    mean = read_output(network.weights.Ymean)
+    positions = mean["joint_positions"].astype(np.float32)
+    return {"positions": positions, "positions_raw": positions,
+            "velocities": mean["joint_velocities"].astype(np.float32),
+            "rotations": quat_to_matrix(quat_exp(mean["joint_rotations"].astype(np.float64))).astype(np.float32),
+            "contacts": np.zeros(4, np.float32), "phase": 0.0, "gaits": np.zeros(gaits_shape, np.float32)}
+
+
 SETTLE_FRAMES = 90      # 1.5 s: a network stands still well within this from its mean pose
+_settled_poses: "weakref.WeakKeyDictionary[PhaseFunctionedNetwork, dict]" = weakref.WeakKeyDictionary()
 
 
-def _settled_pose(network: PhaseFunctionedNetwork, scene: Scene, use_heel_contacts) -> dict:
+def _settled_pose(network: PhaseFunctionedNetwork, scene: Scene, use_heel_contacts) -> dict | None:
     """The pose a character settles into after standing SETTLE_FRAMES ticks from the network's
-    mean pose at the scene's start, relative to its root and facing +Z (kept on the network, per
-    weight mode and contact rule)."""
-    cache = network.__dict__.setdefault("_settled_poses", {})
+    mean pose at the scene's start, relative to its root and facing +Z (found once per network,
+    weight mode and contact rule); None if the network fails while standing."""
+    cache = _settled_poses.setdefault(network, {})
     key = (network.mode, use_heel_contacts)
     if key not in cache:
         probe = Crowd(network, scene, 1, use_heel_contacts, start_pose="mean")

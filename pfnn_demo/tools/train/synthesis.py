@@ -12,7 +12,8 @@ import numpy as np
 from scipy import ndimage
 
 from ...sim.bone_lengths import two_bone_knees
-from ...sim.rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
+from ...sim.rotation import (matrix_to_quat, quat_slerp, quat_to_matrix, rotate_y, rotation_between, yaw_matrix,
+                             yaw_of)
 from . import labels
 from .database import Clip, FPS, facing_yaw
 
@@ -48,7 +49,7 @@ def loop_cycles(clip: Clip, seconds: float) -> Clip | None:
     positions, rotations = [], []
     origin = clip.positions[start, 0] * np.array([1.0, 0.0, 1.0])
     offset, heading = np.zeros(3), 0.0
-    segment_positions, segment_rotations = _seamless(clip, start, stop, turn, shift)
+    segment_positions, segment_rotations = _seamless(clip, start, stop, origin, turn, shift)
     segment_positions -= origin
     for _ in range(repeats):
         rotation = yaw_matrix(heading, np.float64)
@@ -62,13 +63,13 @@ def loop_cycles(clip: Clip, seconds: float) -> Clip | None:
                 tile(clip.contacts))
 
 
-def _seamless(clip: Clip, start: int, stop: int, turn: float, shift: np.ndarray):
+def _seamless(clip: Clip, start: int, stop: int, origin: np.ndarray, turn: float, shift: np.ndarray):
     """Positions and rotations of frames start..stop-1 with the pose's mismatch at the loop seam
-    (frame `stop` against frame `start` moved on by one cycle) spread evenly over the cycle.
-    Captured cycles never close exactly; left alone, a foot would jump at every seam."""
+    (frame `stop` against frame `start` turned by `turn` about `origin` and moved by `shift`)
+    spread evenly over the cycle. Captured cycles never close exactly; left alone, a foot would
+    jump at every seam."""
     positions = clip.positions[start:stop].astype(np.float64)
     rotations = clip.rotations[start:stop].astype(np.float64)
-    origin = clip.positions[start, 0] * np.array([1.0, 0.0, 1.0])
     carry = yaw_matrix(turn, np.float64)
     next_positions = (clip.positions[start].astype(np.float64) - origin) @ carry.T + origin + shift
     next_rotations = carry @ rotations[0]
@@ -76,8 +77,7 @@ def _seamless(clip: Clip, start: int, stop: int, turn: float, shift: np.ndarray)
     positions -= share[:, None, None] * (clip.positions[stop].astype(np.float64) - next_positions)
     # Rotations: turned back by a growing share of the seam's rotation (identity at the start).
     seam = matrix_to_quat(next_rotations @ np.swapaxes(clip.rotations[stop].astype(np.float64), -1, -2))
-    identity = np.broadcast_to(matrix_to_quat(np.eye(3)), seam.shape)
-    ramp = quat_slerp(np.broadcast_to(identity, (len(share),) + seam.shape),
+    ramp = quat_slerp(np.broadcast_to(matrix_to_quat(np.eye(3)), (len(share),) + seam.shape),
                       np.broadcast_to(seam, (len(share),) + seam.shape),
                       np.broadcast_to(share[:, None], (len(share), seam.shape[0])))
     return positions, quat_to_matrix(ramp) @ rotations
@@ -502,35 +502,30 @@ def one_shot_variations(clip: Clip) -> list[Clip]:
 
 
 
-def _turned(vectors: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """Horizontal (x, z) vectors turned by `angles` about the vertical (+ turns +z towards +x)."""
-    cos, sin = np.cos(angles), np.sin(angles)
-    return np.stack([vectors[:, 0] * cos + vectors[:, 1] * sin, vectors[:, 1] * cos - vectors[:, 0] * sin], axis=1)
-
-
 def _foot_holds(heel: np.ndarray, toe: np.ndarray, heel_down: np.ndarray, toe_down: np.ndarray):
-    """Per frame, the turn (radians) and shift (x, z) that hold a foot still through each spell
-    with its heel or toe down: the foot keeps the heading it has mid-spell, and the heel (or,
-    with the heel up, the toe) stays where it is mid-spell. Between spells both blend linearly.
-    None if the foot is never down."""
+    """Per frame, the turn (radians about +Y) and horizontal shift (T, 3) that hold a foot still
+    through each spell with its heel or toe down: the foot keeps the heading it has mid-spell,
+    and the heel (or, with the heel up, the toe) stays where it is mid-spell. Between spells both
+    blend linearly. None if the foot is never down."""
     down = heel_down | toe_down
     spells, count = ndimage.label(down)
     if count == 0:
         return None
-    along = toe - heel
-    heading = np.unwrap(np.arctan2(along[:, 0], along[:, 1]))
+    along = (toe - heel) * np.array([1.0, 0.0, 1.0])
+    heading = np.unwrap(yaw_of(along))
     turn = np.full(len(heel), np.nan)
-    shift = np.full((len(heel), 2), np.nan)
+    shift = np.full((len(heel), 3), np.nan)
     for k in range(1, count + 1):
         frames = np.flatnonzero(spells == k)
         middle = frames[len(frames) // 2]
         turn[frames] = heading[middle] - heading[frames]
-        toe_held = toe[middle] - heel[frames] - _turned(along[frames], turn[frames])
+        toe_held = toe[middle] - heel[frames] - rotate_y(along[frames], turn[frames])
         shift[frames] = np.where(heel_down[frames, None], heel[middle] - heel[frames], toe_held)
+    shift[:, 1] = 0.0
     known = np.flatnonzero(down)
     every = np.arange(len(heel))
     turn = np.interp(every, known, turn[known])
-    shift = np.stack([np.interp(every, known, shift[known, axis]) for axis in range(2)], axis=1)
+    shift = np.stack([np.interp(every, known, shift[known, axis]) for axis in range(3)], axis=1)
     return turn, shift
 
 
@@ -543,15 +538,13 @@ def plant_feet(clip: Clip) -> Clip:
     new = old.copy()
     rotations = clip.rotations.astype(np.float64).copy()
     for side, (heel, toe) in enumerate(FEET):
-        holds = _foot_holds(old[:, heel][:, [0, 2]], old[:, toe][:, [0, 2]],
-                            clip.contacts[:, 2 * side] > 0.5, clip.contacts[:, 2 * side + 1] > 0.5)
+        holds = _foot_holds(old[:, heel], old[:, toe], clip.contacts[:, 2 * side] > 0.5,
+                            clip.contacts[:, 2 * side + 1] > 0.5)
         if holds is None:
             continue
         turn, shift = holds
-        along = old[:, toe][:, [0, 2]] - old[:, heel][:, [0, 2]]
-        new[:, heel, 0] += shift[:, 0]
-        new[:, heel, 2] += shift[:, 1]
-        new[:, toe, 0], new[:, toe, 2] = (new[:, heel][:, [0, 2]] + _turned(along, turn)).T
+        new[:, heel] += shift
+        new[:, toe] = new[:, heel] + rotate_y(old[:, toe] - old[:, heel], turn)     # a rigid foot
         rotation = rotation_between(old[:, toe] - old[:, heel], new[:, toe] - new[:, heel])
         rotations[:, [heel, toe]] = rotation[:, None] @ rotations[:, [heel, toe]]
     _lower_to_reach(old, new)

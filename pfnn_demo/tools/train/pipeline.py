@@ -113,7 +113,7 @@ SYNTHESIS_SEED = 7
 
 
 WALK_CATEGORIES = ("", "walk", "walk-fast", "walk-slow")   # "" = no manifest (e.g. DeepMimic)
-STANDING_SECONDS = 2.5       # captured standing played back and forth at the ends of starts and stops
+STANDING_SECONDS = 4.0       # captured standing played back and forth at the ends of starts and stops
 
 
 def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:

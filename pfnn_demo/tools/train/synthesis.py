@@ -131,7 +131,7 @@ def time_warp(clip: Clip, rate: float) -> Clip:
 # a network holds its jog well below what it is asked (the original network jogs at about 180).
 WALK_SPEEDS = (70.0, 100.0, 130.0, 160.0)
 JOG_SPEEDS = (200.0, 270.0, 340.0, 420.0)
-TURN_RATES = (0.0, 1.0, -1.0, 1.8, -1.8, 2.6, -2.6)     # radians per second
+TURN_RATES = (0.0, 1.0, -1.0, 1.8, -1.8, 2.6, -2.6, 3.4, -3.4)     # radians per second
 MAX_WARP = (0.7, 1.7)          # beyond these a cadence stops looking human
 MIN_JOG_CADENCE = 0.9          # a slower jog takes shorter strides rather than a slow-motion cadence
 
@@ -240,7 +240,7 @@ def stops(clip: Clip, rng: np.random.Generator, count: int, after: float = 0.0) 
     candidates = candidates[candidates >= after * FPS]
     out = []
     for frame in rng.permutation(candidates)[:count * 3]:
-        made = stop_and_go(clip, int(frame), rng.uniform(0.4, 0.9), rng.uniform(1.0, 3.0), rng.uniform(0.4, 0.8),
+        made = stop_and_go(clip, int(frame), rng.uniform(0.4, 0.9), rng.uniform(1.5, 4.0), rng.uniform(0.4, 0.8),
                            lead_seconds=max(after, 2.0))
         if made is not None:
             out.append(made)

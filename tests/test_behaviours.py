@@ -14,7 +14,7 @@ from pfnn_demo.sim.input_script import InputScript
 from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
 from pfnn_demo.sim.scene import load_scene
 from pfnn_demo.sim.weights import NetworkWeights, load_npz
-from pfnn_demo.tools.evaluation import record, turn_time
+from pfnn_demo.tools.evaluation import record, standing_foot_speed, turn_time
 
 from conftest import require_shared
 
@@ -75,10 +75,18 @@ def test_stopping_from_a_walk_or_a_jog_settles_into_a_standing_pose(name):
         assert np.all(contacts[:, :2].any(axis=1) & contacts[:, 2:].any(axis=1)), (label, contacts.mean(axis=0))
 
 
+@pytest.mark.parametrize("script", ["stop_and_go", "sharp_turns", "terraces"])
+def test_shipped_feet_stand_still_from_a_second_after_every_release(script):
+    # The quality bar (eval's "standing feet"): 1 unit/s, after stops, sharp turns and reversals
+    # and on the steps. The original network misses it after its turns (2.8 to 3.3 units/s).
+    recording, _, _ = play("shipped", script)
+    assert standing_foot_speed(recording) <= 1.0
+
+
 @pytest.mark.parametrize("name", BOTH)
 def test_sharp_turns_are_quick(name):
     recording, spans, _ = play(name, "sharp_turns")
-    # The original turns round in 1.09 s, the shipped network in 1.76 s (README, Evaluation).
+    # The original turns round in 1.08 s, the shipped network in 1.14 s (README, Evaluation).
     assert turn_time(recording) < 2.0
     direction = recording["root_direction"][:, [0, 2]]
     for label in ("turn 90 right", "jog, turn 90 left"):

@@ -159,3 +159,28 @@ def test_foot_ik_holds_contact_feet_on_the_terrain_and_reduces_sliding(original_
     assert len(heel_heights) > 100 and len(toe_heights) > 100
     assert np.all((heel_heights > 0) & (heel_heights <= 10)), (heel_heights.min(), heel_heights.max())
     assert np.all((toe_heights > 0) & (toe_heights <= 5)), (toe_heights.min(), toe_heights.max())
+
+
+@pytest.mark.parametrize("heel_contacts, held", [(True, True), (False, False)])
+def test_a_foot_at_a_middling_contact_locks_only_on_a_project_network(heel_contacts, held):
+    # A pfnn-demo network's planted feet often report contacts of 0.6-0.8: its IK locks from the
+    # labels' midpoint (0.5), the original's at 0.8 (spec 7.5), so there the foot goes on drifting.
+    from pfnn_demo.sim.foot_ik import FootIK
+    from pfnn_demo.sim.skeleton import JOINT_COUNT, REST_OFFSETS, forward_kinematics
+    from pfnn_demo.sim.terrain import Heightmap
+
+    terrain = Heightmap(np.full((64, 64), 6.0, np.float32))    # above the feet: the knees bend to it
+    ik = FootIK(1, use_heel_contacts=heel_contacts)
+    ik.reset(0, 0.0)
+    local = np.tile(np.eye(4, dtype=np.float32), (JOINT_COUNT, 1, 1))
+    local[:, :3, 3] = REST_OFFSETS
+    pose = forward_kinematics(local)[None]
+    pose[..., 1, 3] -= pose[0, :, 1, 3].min() - 4.0           # the rest pose standing on the ground
+    contacts = np.full((1, 4), 0.65)
+    toes = []
+    for frame in range(30):                                    # the body drifts 0.1 units a frame
+        moved = pose.copy()
+        moved[..., 0, 3] += 0.1 * frame
+        toes.append(ik.solve(moved, contacts, terrain)[0, [5, 10], :3, 3])
+    drift = np.linalg.norm((toes[-1] - toes[1])[:, [0, 2]], axis=-1)      # along the ground
+    assert np.all(drift < 0.3) if held else np.all(drift > 2.0), drift

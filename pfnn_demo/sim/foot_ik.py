@@ -16,7 +16,11 @@ from .skeleton import LEFT_LEG, RIGHT_LEG
 from .terrain import Heightmap
 
 FADE = 0.075
-THRESHOLD = 0.8
+THRESHOLD = 0.8             # the original demo's lock threshold, on the original network's toe contacts
+# A network trained by pfnn-demo (heel and toe contacts, labelled 0 or 1) says a foot is down
+# when its contact passes the labels' midpoint. Its contacts for a planted foot often settle at
+# 0.6-0.8: at the original's 0.8 such a foot was never locked and crept 3-6 units/s while standing.
+LABELLED_THRESHOLD = 0.5
 SMOOTHNESS = 0.5
 HEEL_HEIGHT = 5.0
 TOE_HEIGHT = 4.0
@@ -104,9 +108,12 @@ def _clamp_heights(points: np.ndarray, terrain: Heightmap, lift: float, low: np.
 class FootIK:
     """The IK state (locks, locked positions, smoothed ground heights) of N characters."""
 
-    def __init__(self, count: int = 1, use_heel_contacts: bool = False):
+    def __init__(self, count: int = 1, use_heel_contacts: bool = False, threshold: float | None = None):
         # The original locks on toe contacts only; heel contacts can be added (max of heel and toe).
+        # A foot locks while its contact is at least `threshold`: by default the original's on toe
+        # contacts, the labels' midpoint on heel and toe contacts (a pfnn-demo network).
         self.use_heel_contacts = use_heel_contacts
+        self.threshold = threshold if threshold is not None else (LABELLED_THRESHOLD if use_heel_contacts else THRESHOLD)
         self.lock = np.zeros((count, 2, 2))          # (N, heel/toe, leg)
         self.position = np.zeros((count, 2, 2, 3))
         self.height = np.zeros((count, 2, 2))
@@ -157,8 +164,8 @@ class FootIK:
 
         # 7.5 locks: engage on contact, fade out after it.
         heel_lock = self.lock[:, HEEL]
-        engage = active[:, None] & (heel_lock == 0) & (contact >= THRESHOLD)
-        release = active[:, None] & (heel_lock > 0) & (contact < THRESHOLD)
+        engage = active[:, None] & (heel_lock == 0) & (contact >= self.threshold)
+        release = active[:, None] & (heel_lock > 0) & (contact < self.threshold)
         lock = np.where(release[:, None], np.clip(self.lock - FADE, 0.0, 1.0), self.lock)
         self.lock = np.where(engage[:, None], 1.0, lock)
         reached = np.stack([g["heel"][..., :3, 3], g["toe"][..., :3, 3]], axis=1)

@@ -166,15 +166,14 @@ def test_a_foot_at_a_middling_contact_locks_only_on_a_project_network(heel_conta
     # A pfnn-demo network's planted feet often report contacts of 0.6-0.8: its IK locks from the
     # labels' midpoint (0.5), the original's at 0.8 (spec 7.5), so there the foot goes on drifting.
     from pfnn_demo.sim.foot_ik import FootIK
-    from pfnn_demo.sim.skeleton import JOINT_COUNT, REST_OFFSETS, forward_kinematics
+    from pfnn_demo.sim.skeleton import JOINT_COUNT, rest_pose_globals
     from pfnn_demo.sim.terrain import Heightmap
 
     terrain = Heightmap(np.full((64, 64), 6.0, np.float32))    # above the feet: the knees bend to it
     ik = FootIK(1, use_heel_contacts=heel_contacts)
     ik.reset(0, 0.0)
-    local = np.tile(np.eye(4, dtype=np.float32), (JOINT_COUNT, 1, 1))
-    local[:, :3, 3] = REST_OFFSETS
-    pose = forward_kinematics(local)[None]
+    pose = np.tile(np.eye(4, dtype=np.float32), (1, JOINT_COUNT, 1, 1))   # the rest pose: no rotations
+    pose[0, :, :3, 3] = rest_pose_globals()
     pose[..., 1, 3] -= pose[0, :, 1, 3].min() - 4.0           # the rest pose standing on the ground
     contacts = np.full((1, 4), 0.65)
     toes = []

@@ -108,12 +108,12 @@ def _clamp_heights(points: np.ndarray, terrain: Heightmap, lift: float, low: np.
 class FootIK:
     """The IK state (locks, locked positions, smoothed ground heights) of N characters."""
 
-    def __init__(self, count: int = 1, use_heel_contacts: bool = False, threshold: float | None = None):
+    def __init__(self, count: int = 1, use_heel_contacts: bool = False):
         # The original locks on toe contacts only; heel contacts can be added (max of heel and toe).
-        # A foot locks while its contact is at least `threshold`: by default the original's on toe
-        # contacts, the labels' midpoint on heel and toe contacts (a pfnn-demo network).
+        # A foot locks while its contact is at least the threshold of its kind of contacts: the
+        # original's on toe contacts, the labels' midpoint on heel and toe contacts (pfnn-demo's).
         self.use_heel_contacts = use_heel_contacts
-        self.threshold = threshold if threshold is not None else (LABELLED_THRESHOLD if use_heel_contacts else THRESHOLD)
+        self.threshold = LABELLED_THRESHOLD if use_heel_contacts else THRESHOLD
         self.lock = np.zeros((count, 2, 2))          # (N, heel/toe, leg)
         self.position = np.zeros((count, 2, 2, 3))
         self.height = np.zeros((count, 2, 2))

@@ -172,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.set_defaults(handler=_train)
 
     evaluate = commands.add_parser(
-        "eval", help="compare networks on scripted play: foot skate, tracking, turns, phase, jitter",
+        "eval", help="compare networks on scripted play: foot skate, tracking, turns, phase, jitter, shake",
         description="Play each script headless with each network, print a table of quality metrics "
                     "and write a bar chart per metric.")
     evaluate.add_argument("--network", action="append", metavar="PATH",

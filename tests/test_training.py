@@ -288,7 +288,7 @@ def test_training_twice_gives_the_same_network_bit_for_bit(tmp_path):
 
 
 def test_shake_counts_frame_to_frame_shaking_not_the_steps_themselves():
-    from pfnn_demo.tools.evaluation import shake
+    from pfnn_demo.tools.evaluation import mean_acceleration as jitter, shake
 
     t = np.arange(600) / 60.0
     rng = np.random.default_rng(0)
@@ -296,7 +296,6 @@ def test_shake_counts_frame_to_frame_shaking_not_the_steps_themselves():
     swing = np.zeros((600, 2, 3))
     swing[..., 0] = 30.0 * np.sin(2 * np.pi * t)[:, None]
     noisy = swing + rng.normal(0.0, 0.02, swing.shape)
-    jitter = lambda p: (np.linalg.norm(np.diff(p, n=2, axis=0), axis=-1) * 3600).mean()  # noqa: E731
     # The swing's own acceleration (about 760 units/s^2) dominates the jitter of both ...
     assert jitter(swing) > 700 and jitter(noisy) < 1.5 * jitter(swing)
     # ... while shake sees almost none of the swing and most of the noise.

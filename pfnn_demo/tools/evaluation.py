@@ -64,7 +64,6 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
     tracking = np.linalg.norm((velocity - target)[:, [0, 2]], axis=1)
     phase_rate = np.mod(np.diff(recording["phase"]), 2 * np.pi) / (2 * np.pi) * FPS
     gait = recording["gait"][1:]
-    acceleration = np.linalg.norm(np.diff(joints, n=2, axis=0), axis=-1) * FPS * FPS
     return {
         "completed": float(recording.get("completed", 1.0)),
         "foot skate": float(speed[in_contact].mean()) if in_contact.any() else math.nan,
@@ -73,7 +72,7 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
         "turn time": turn_time(recording),
         "phase speed walk": float(phase_rate[gait[:, 1] > 0.5].mean()) if np.any(gait[:, 1] > 0.5) else math.nan,
         "phase speed jog": float(phase_rate[gait[:, 2] > 0.5].mean()) if np.any(gait[:, 2] > 0.5) else math.nan,
-        "jitter": float(acceleration.mean()),
+        "jitter": mean_acceleration(joints),
         "shake": shake(joints),
         "standing feet": standing_foot_speed(recording),
         "bone length": 100.0 * float(bone_length_deviation(joints).max()),
@@ -93,8 +92,12 @@ def shake(joints: np.ndarray) -> float:
     joints = np.asarray(joints, np.float64)
     if len(joints) < 3:
         return math.nan
-    fast = joints - ndimage.gaussian_filter1d(joints, SHAKE_SIGMA, axis=0, mode="nearest")
-    return float((np.linalg.norm(np.diff(fast, n=2, axis=0), axis=-1) * FPS * FPS).mean())
+    return mean_acceleration(joints - ndimage.gaussian_filter1d(joints, SHAKE_SIGMA, axis=0, mode="nearest"))
+
+
+def mean_acceleration(joints: np.ndarray) -> float:
+    """Mean over frames and joints of the joints' acceleration (units/s^2), from positions (T, J, 3)."""
+    return float((np.linalg.norm(np.diff(joints, n=2, axis=0), axis=-1) * FPS * FPS).mean())
 
 
 def standing_foot_speed(recording: dict[str, np.ndarray]) -> float:

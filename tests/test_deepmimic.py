@@ -188,6 +188,35 @@ def test_side_steps_move_sideways_facing_ahead_with_planted_feet(looped_walk, de
     np.testing.assert_allclose(_bone_lengths(side)[:, [2, 3, 7, 8]], _bone_lengths(looped_walk)[:, [2, 3, 7, 8]], atol=1.5)
 
 
+def test_strafe_changes_turn_the_stepping_direction_with_the_body_facing_ahead(looped_walk):
+    from pfnn_demo.tools.train.database import facing_yaw
+    from pfnn_demo.tools.train.pipeline import strafe_changes
+
+    def turn_rate(clip):   # rad/s of the facing direction, mean over the clip
+        yaw = np.unwrap(facing_yaw(clip.positions.astype(np.float64)))
+        return (yaw[-1] - yaw[0]) / clip.frames * 60
+
+    for change in strafe_changes(looped_walk, np.random.default_rng(4), count=3):
+        first, second = (np.radians(float(a)) for a in change.name.split("_strafe")[1].split("to"))
+        yaw = facing_yaw(change.positions.astype(np.float64))
+        # Facing ahead throughout: the body turns only as the captured walk itself curves.
+        assert turn_rate(change) == pytest.approx(turn_rate(looped_walk), abs=0.03)
+        step = np.diff(change.positions[:, 0, [0, 2]].astype(np.float64), axis=0)
+        offset = np.angle(np.exp(1j * (np.arctan2(step[:, 0], step[:, 1]) - yaw[:-1])))
+
+        def heading(frames):   # mean stepping direction relative to the facing, over a whole stride
+            return np.angle(np.mean(np.exp(1j * offset[frames])))
+
+        def off_by(a, b):
+            return abs(np.degrees(np.angle(np.exp(1j * (a - b)))))
+
+        assert off_by(heading(slice(0, 90)), first) < 20.0
+        assert off_by(heading(slice(-90, None)), second) < 20.0
+        dphase = np.mod(np.diff(change.phase), 1.0)
+        assert np.all(dphase < 0.05) and np.all(dphase > 0.0)
+        assert _planted_toe_speed(change) < 2.0 * _planted_toe_speed(looped_walk) + 2.0
+
+
 def test_gait_transitions_blend_walk_into_jog_in_phase(looped_walk, looped_run):
     from pfnn_demo.tools.train.synthesis import transition
 

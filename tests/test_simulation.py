@@ -183,3 +183,28 @@ def test_a_foot_at_a_middling_contact_locks_only_on_a_project_network(heel_conta
         toes.append(ik.solve(moved, contacts, terrain)[0, [5, 10], :3, 3])
     drift = np.linalg.norm((toes[-1] - toes[1])[:, [0, 2]], axis=-1)      # along the ground
     assert np.all(drift < 0.3) if held else np.all(drift > 2.0), drift
+
+
+def test_a_foot_back_in_contact_while_its_lock_fades_is_held_again():
+    # A contact that dips for a few frames starts the lock's fade; when the contact comes back
+    # the foot locks afresh where it is. (Left partly faded, as in the original demo, it was
+    # partly pinned to its old spot and slid along with the drifting pose.)
+    from pfnn_demo.sim.foot_ik import FootIK
+    from pfnn_demo.sim.skeleton import JOINT_COUNT, rest_pose_globals
+    from pfnn_demo.sim.terrain import Heightmap
+
+    terrain = Heightmap(np.full((64, 64), 6.0, np.float32))
+    ik = FootIK(1, use_heel_contacts=True)
+    ik.reset(0, 0.0)
+    pose = np.tile(np.eye(4, dtype=np.float32), (1, JOINT_COUNT, 1, 1))
+    pose[0, :, :3, 3] = rest_pose_globals()
+    pose[..., 1, 3] -= pose[0, :, 1, 3].min() - 4.0
+    toes = []
+    for frame in range(60):                                    # the body drifts 0.1 units a frame
+        contact = 0.3 if 10 <= frame < 14 else 0.9             # a four-frame dip: the fade is a third done
+        moved = pose.copy()
+        moved[..., 0, 3] += 0.1 * frame
+        toes.append(ik.solve(moved, np.full((1, 4), contact), terrain)[0, [5, 10], :3, 3])
+    assert np.all((ik.lock > 0.99))
+    drift = np.linalg.norm((toes[-1] - toes[20])[:, [0, 2]], axis=-1)     # 4 units of body drift
+    assert np.all(drift < 0.3), drift

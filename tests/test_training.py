@@ -301,3 +301,59 @@ def test_shake_counts_frame_to_frame_shaking_not_the_steps_themselves():
     # ... while shake sees almost none of the swing and most of the noise.
     assert shake(swing) < 0.05 * jitter(swing)
     assert shake(noisy) > 5 * shake(swing) and shake(noisy) > 0.8 * jitter(noisy - swing)
+
+
+def test_phase_noise_smooths_the_learned_phase_function():
+    """The network's weights are a function of the phase; with noise on the training phases it
+    learns that function averaged over nearby phases, so its output changes less abruptly as the
+    phase advances (the shaking that abrupt changes cause in play)."""
+    torch = pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.tools.train.trainer import TrainConfig, train
+
+    rng = np.random.default_rng(3)
+    phases = rng.random(4096).astype(np.float32)
+    X = rng.normal(size=(4096, 4)).astype(np.float32)
+    # A target that switches abruptly at half a cycle: a step in every output.
+    Y = np.repeat(np.where(phases < 0.5, 1.0, -1.0)[:, None], 3, axis=1).astype(np.float32)
+    Y += X[:, :3] * 0.1
+    norm = (X.mean(0), X.std(0), Y.mean(0), Y.std(0))
+    grid = np.linspace(0.0, 1.0, 401, dtype=np.float32)
+
+    def steepest_change(phase_noise):
+        config = TrainConfig(hidden=16, epochs=4, batch_size=64, keep_probability=1.0, l1=0.0,
+                             input_noise=0.0, phase_noise=phase_noise, seed=5)
+        model, _ = train(X, Y, phases, norm, config, progress=False, log=lambda text: None)
+        model.eval()
+        with torch.no_grad():
+            out = model(torch.zeros(len(grid), 4), torch.as_tensor(grid)).numpy()
+        return np.abs(np.diff(out, axis=0)).max() / (grid[1] - grid[0])
+
+    sharp, smooth = steepest_change(0.0), steepest_change(0.25)
+    assert smooth < 0.6 * sharp, (sharp, smooth)
+
+
+def test_shake_sources_split_the_shaking_between_the_phase_and_the_inputs():
+    import dataclasses
+
+    from pfnn_demo.resources import default_network_path
+    from pfnn_demo.sim.input_script import InputScript
+    from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+    from pfnn_demo.sim.scene import load_scene
+    from pfnn_demo.sim.weights import load_npz
+    from pfnn_demo.tools.evaluation import shake_sources
+
+    script = InputScript.from_dict({"segments": [{"duration": 0.5}, {"duration": 2.5, "move": [0, 1]}]})
+    scene = load_scene("plaza")
+    weights = load_npz(default_network_path())
+    # The same network with every layer's control points replaced by their mean: its weights no
+    # longer change along the cycle, so the phase alone changes nothing.
+    flat = dataclasses.replace(weights, **{key: np.repeat(getattr(weights, key).mean(axis=0, keepdims=True), 4, axis=0)
+                                           for key in ("W0", "b0", "W1", "b1", "W2", "b2")})
+    shipped = shake_sources(PhaseFunctionedNetwork(weights, "cubic"), scene, script)
+    steady = shake_sources(PhaseFunctionedNetwork(flat, "cubic"), scene, script)
+    assert steady["phase alone"] < 1e-3 * steady["raw pose"]
+    assert steady["together"] < 1e-3 * steady["raw pose"]
+    assert steady["inputs alone"] == pytest.approx(steady["raw pose"], rel=1e-3)
+    # The shipped network's weights do change along the cycle (phase noise in training keeps that
+    # change slow: its phase part is a few percent of its shaking).
+    assert shipped["phase alone"] > 1e3 * steady["phase alone"] and shipped["phase alone"] > 1.0

@@ -162,9 +162,11 @@ class FootIK:
             local["toe"] = np.where(touching[..., None, None], toe, local["toe"])
             self._forward(g, local)
 
-        # 7.5 locks: engage on contact, fade out after it.
+        # 7.5 locks: engage on contact, fade out after it. A foot back in contact while its lock
+        # is still fading locks afresh where it is (the original waits for the fade to reach 0:
+        # meanwhile the foot stays partly pinned to its old spot and slides along with the pose).
         heel_lock = self.lock[:, HEEL]
-        engage = active[:, None] & (heel_lock == 0) & (contact >= self.threshold)
+        engage = active[:, None] & (heel_lock < 1) & (contact >= self.threshold)
         release = active[:, None] & (heel_lock > 0) & (contact < self.threshold)
         lock = np.where(release[:, None], np.clip(self.lock - FADE, 0.0, 1.0), self.lock)
         self.lock = np.where(engage[:, None], 1.0, lock)

@@ -165,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--input-noise", type=float, default=recipe.input_noise,
                          help="std of noise added to the normalised inputs while training, for robustness "
                               "to the demo's own feedback (default %(default)s; 0 is the paper's recipe)")
+    trainer.add_argument("--phase-noise", type=float, default=recipe.phase_noise,
+                         help="std of noise added to the training phases, in cycles, which keeps the weights' "
+                              "phase function smooth (default %(default)s)")
     trainer.add_argument("--seed", type=int, default=recipe.seed, help="random seed (default %(default)s)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")
@@ -185,6 +188,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--raw-bones", action="store_true",
                           help="draw the network's raw poses instead of keeping the rest bone lengths")
     evaluate.add_argument("--mode", choices=MODES, default="cubic", help="network mode (default cubic)")
+    evaluate.add_argument("--shake-sources", action="store_true",
+                          help="also split each network's shaking (its raw pose above about 7.5 Hz, in the root's "
+                               "frame) into the part the phase makes alone, the part its inputs make alone and "
+                               "the part they make together")
     evaluate.add_argument("--plots", metavar="DIR", default="eval_plots", help="folder for the PNG charts")
     evaluate.set_defaults(handler=_evaluate)
 
@@ -258,7 +265,7 @@ def _make_terrain(args) -> int:
 
 
 def _evaluate(args) -> int:
-    from .evaluation import evaluate, plot, table
+    from .evaluation import evaluate, plot, shake_sources, sources_table, table
     from ..sim.input_script import InputScript, example_scripts
     from ..sim.phase_network import PhaseFunctionedNetwork
     from ..resources import default_network_path
@@ -287,6 +294,11 @@ def _evaluate(args) -> int:
             cases[name] = (script, scene(args.scene or script.scene or "plaza"))
     results = evaluate(networks, cases, keep_bone_lengths=not args.raw_bones)
     print(table(results))
+    if args.shake_sources:
+        print()
+        print(sources_table({case: {label: shake_sources(network, case_scene, script)
+                                    for label, network in networks.items()}
+                             for case, (script, case_scene) in cases.items()}))
     written = plot(results, Path(args.plots))
     print(f"wrote {len(written)} charts to {args.plots}/")
     return 0

@@ -15,6 +15,8 @@
                   lengths are kept and before foot IK)
   wall crossings  steps of the root that cross a wall's centre line (0 = stayed inside)
   completed       share of the script played before the network failed (1 = all of it)
+
+`shake_sources` splits a network's shaking into what the phase does and what the inputs do.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from scipy import ndimage
 
 from ..sim.bone_lengths import bone_length_deviation
 from ..sim.controller import Controller
+from ..sim.features import OUTPUT
 from ..sim.headless import simulate
 from ..sim.input_script import InputScript
 from ..sim.scene import steps_crossing_walls
@@ -153,6 +156,63 @@ def evaluate(networks: dict[str, object], cases: dict[str, tuple], keep_bone_len
             recording = record(network, scene, script, keep_bone_lengths)
             results[case][label] = metrics(recording, scene.heightmap, scene.areas.walls)
     return results
+
+
+SOURCES = ("raw pose", "phase alone", "inputs alone", "together")
+
+
+class _NetworkIO:
+    """Captures the first character's network input and phase on every frame."""
+
+    def __init__(self):
+        self.inputs, self.phases = [], []
+
+    def capture(self, controller, controls) -> None:
+        self.inputs.append(controller.crowd.last_input[0].copy())
+        self.phases.append(controller.crowd.phase_used[0])
+
+
+def shake_sources(network, scene, script: InputScript) -> dict[str, float]:
+    """Where the shaking of a network's raw pose comes from, on one script (units/s^2, above
+    about 7.5 Hz, joints in the root's frame). Its output changes from frame to frame because its
+    inputs change and because the phase, which sets its weights, moves on. Replaying the recorded
+    inputs and phases with one of them held for the frame-to-frame difference splits the raw
+    pose's acceleration into the phase's part alone, the inputs' part alone and what the two do
+    together. A network whose weights change too fast along the cycle shakes from the phase."""
+    capture = _NetworkIO()
+    controller = Controller(network, scene, starts=script.starts_in(scene))
+    simulate(controller, script, script.frames, capture)
+    if len(capture.inputs) < 8:
+        return {source: math.nan for source in SOURCES}
+    inputs = np.asarray(capture.inputs, np.float32)
+    phases = np.asarray(capture.phases, np.float32)
+    count = len(inputs) - 2
+
+    def joints(input_offset: int, phase_offset: int) -> np.ndarray:
+        """Joint positions (T-2, 31, 3) from inputs and phases shifted by 0-2 frames."""
+        y = network.predict_batch(inputs[input_offset:input_offset + count], phases[phase_offset:phase_offset + count])
+        return y[:, OUTPUT["joint_positions"]].astype(np.float64).reshape(count, -1, 3)
+
+    centre = joints(1, 1)
+    total = joints(2, 2) - 2 * centre + joints(0, 0)
+    phase_alone = joints(1, 2) - 2 * centre + joints(1, 0)
+    inputs_alone = joints(2, 1) - 2 * centre + joints(0, 1)
+
+    def fast(acceleration: np.ndarray) -> float:
+        high = acceleration - ndimage.gaussian_filter1d(acceleration, SHAKE_SIGMA, axis=0, mode="nearest")
+        return float(np.linalg.norm(high, axis=-1).mean() * FPS * FPS)
+
+    return {"raw pose": fast(total), "phase alone": fast(phase_alone), "inputs alone": fast(inputs_alone),
+            "together": fast(total - phase_alone - inputs_alone)}
+
+
+def sources_table(sources: dict) -> str:
+    """{case: {network: shake_sources(...)}} as a markdown table."""
+    lines = ["| script | network | " + " | ".join(SOURCES) + " |", "|" + "---|" * (2 + len(SOURCES))]
+    for case, by_network in sources.items():
+        for label, values in by_network.items():
+            lines.append(f"| {case} | {label} | " + " | ".join(f"{values[s]:.0f}" for s in SOURCES) + " |")
+    return "\n".join(lines)
 
 
 def table(results: dict) -> str:

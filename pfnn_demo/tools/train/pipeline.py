@@ -124,7 +124,8 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
         backward steps in two random directions (synthesis.side_step); walks and jogs changing
         into each other (gait_changes);
       - one-shot clips (starts, stops, jumps, turns, stairs): their captured standing carried on
-        (synthesis.hold_standing), and retimed and gently curved (synthesis.one_shot_variations).
+        (synthesis.hold_standing), and retimed and gently curved (synthesis.one_shot_variations);
+      - strafing that changes direction, from each forward walk (strafe_changes).
     Seeded: the same clips give the same motion."""
     rng = np.random.default_rng(seed)
     out = []
@@ -151,6 +152,29 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
     for clip in clips:
         if clip.one_shot:
             out += one_shot_variations(hold_standing(clip, STANDING_SECONDS))
+    for walk in walks:
+        out += strafe_changes(walk, rng)
+    return out
+
+
+STRAFE_ANGLES = np.radians([0.0, 45.0, -45.0, 90.0, -90.0, 135.0, -135.0, 180.0])
+STRAFE_CHANGES_PER_WALK = 4     # random changes, besides those into and out of the forward step
+
+
+def strafe_changes(walk, rng: np.random.Generator, count: int = STRAFE_CHANGES_PER_WALK) -> list:
+    """Strafing that changes direction, the body facing ahead throughout: two side-steps of one
+    walk (synthesis.side_step; 0 is its forward step) blended phase-aligned over 0.3 to 0.7 s, as
+    when the stick turns while the strafe trigger is held. From the forward step into every other
+    direction and back, and `count` random changes. Without them a network that was side-stepping
+    kept on sideways when the stick asked it forward."""
+    others = STRAFE_ANGLES[1:]
+    pairs = [(0.0, a) for a in others] + [(a, 0.0) for a in others]
+    pairs += [tuple(rng.choice(others, 2, replace=False)) for _ in range(count)]
+    out = []
+    for first, second in pairs:
+        name = f"{walk.name}_strafe{np.degrees(first):+.0f}to{np.degrees(second):+.0f}"
+        out.append(transition(side_step(walk, first), side_step(walk, second), 2.0, rng.uniform(0.3, 0.7), 2.5,
+                              name=name))
     return out
 
 
@@ -227,7 +251,8 @@ def train_from_folder(args, log=None) -> Path:
             raise PfnnError(f"the training {name} hold NaN or infinite values: a clip is broken", folder)
     norm = normalisation(X, Y)
     config = TrainConfig(hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
-                         learning_rate=args.learning_rate, input_noise=args.input_noise, seed=args.seed,
+                         learning_rate=args.learning_rate, input_noise=args.input_noise,
+                         phase_noise=args.phase_noise, seed=args.seed,
                          device=args.device)
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
@@ -236,7 +261,8 @@ def train_from_folder(args, log=None) -> Path:
     sources = {c.source for c in clips}
     provenance = (f"Trained by pfnn-demo from {len(clips)} clips ({names}) with synthesised variations "
                   f"and mirrors; {config.epochs} epochs, input noise {config.input_noise}, "
-                  f"hidden {config.hidden}, seed {config.seed}."
+                  + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 else "")
+                  + f"hidden {config.hidden}, seed {config.seed}."
                   + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")
                   + (" " + CMU_ACKNOWLEDGEMENT if "bvh" in sources else ""))
     out = Path(args.out)

@@ -3,7 +3,7 @@
 The paper's recipe (spec 9.5): 4 cyclic Catmull-Rom control points per layer, ELU, dropout
 keeping 0.7 on every layer's input, Adam, an L1 penalty on the weights, mini-batches of 32,
 inputs and outputs normalised with group-shared deviations; changed where measured (see
-TrainConfig): 256 hidden units, learning rate 1e-3, noise on the training inputs. Checkpoints after every
+TrainConfig): 256 hidden units, learning rate 1e-3, noise on the training inputs and phases. Checkpoints after every
 epoch (resumable), a fixed seed, validation on held-out clips, export to the project's .npz.
 """
 
@@ -43,7 +43,12 @@ class TrainConfig:
     learning_rate: float = 1e-3   # the peak: it falls along a cosine to FINAL_RATE times this
     keep_probability: float = 0.7
     l1: float = 0.01
-    input_noise: float = 0.1      # std of Gaussian noise on the normalised inputs while training
+    input_noise: float = 0.2      # std of Gaussian noise on the normalised inputs while training
+    # Noise on the training phases (std in cycles) keeps the weights' phase function smooth: with
+    # minutes of capture the four control points otherwise differ so much that the phase alone,
+    # moving on from frame to frame, shook the pose 3-4x as much as it does the original network's
+    # (`pfnn-demo eval --shake-sources`).
+    phase_noise: float = 0.1
     seed: int = 23456
     device: str = "cpu"
 
@@ -133,7 +138,10 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
                 inputs = Xn[index].to(config.device)
                 if config.input_noise > 0:   # robustness to the runtime's own, imperfect feedback
                     inputs = inputs + config.input_noise * torch.randn_like(inputs)
-                prediction = model(inputs, Pt[index].to(config.device))
+                phases = Pt[index].to(config.device)
+                if config.phase_noise > 0:
+                    phases = phases + config.phase_noise * torch.randn_like(phases)
+                prediction = model(inputs, phases)
                 loss = torch.mean((prediction - Yn[index].to(config.device)) ** 2) + config.l1 * model.l1()
                 optimiser.zero_grad()
                 loss.backward()

@@ -95,7 +95,12 @@ def shake(joints: np.ndarray) -> float:
     joints = np.asarray(joints, np.float64)
     if len(joints) < 3:
         return math.nan
-    return mean_acceleration(joints - ndimage.gaussian_filter1d(joints, SHAKE_SIGMA, axis=0, mode="nearest"))
+    return mean_acceleration(_above_shake_band(joints))
+
+
+def _above_shake_band(values: np.ndarray) -> np.ndarray:
+    """The part of a time series (frames first) faster than about 7.5 Hz."""
+    return values - ndimage.gaussian_filter1d(values, SHAKE_SIGMA, axis=0, mode="nearest")
 
 
 def mean_acceleration(joints: np.ndarray) -> float:
@@ -199,8 +204,7 @@ def shake_sources(network, scene, script: InputScript) -> dict[str, float]:
     inputs_alone = joints(2, 1) - 2 * centre + joints(0, 1)
 
     def fast(acceleration: np.ndarray) -> float:
-        high = acceleration - ndimage.gaussian_filter1d(acceleration, SHAKE_SIGMA, axis=0, mode="nearest")
-        return float(np.linalg.norm(high, axis=-1).mean() * FPS * FPS)
+        return float(np.linalg.norm(_above_shake_band(acceleration), axis=-1).mean() * FPS * FPS)
 
     return {"raw pose": fast(total), "phase alone": fast(phase_alone), "inputs alone": fast(inputs_alone),
             "together": fast(total - phase_alone - inputs_alone)}

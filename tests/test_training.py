@@ -332,6 +332,42 @@ def test_phase_noise_smooths_the_learned_phase_function():
     assert smooth < 0.6 * sharp, (sharp, smooth)
 
 
+def test_pose_noise_makes_the_network_follow_the_trajectory_over_the_previous_pose():
+    """Where the previous pose and the trajectory say the same, a network trained with more noise
+    on the pose inputs than on the rest leans on the trajectory."""
+    torch = pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.sim.features import INPUT_SIZE
+    from pfnn_demo.tools.train.trainer import TrainConfig, input_noise_scale, train
+
+    config = TrainConfig(input_noise=0.1, pose_noise=0.6)
+    scale = input_noise_scale(INPUT_SIZE, config)
+    assert np.all(scale[INPUT["joint_velocities"]] == 0.6) and np.all(scale[INPUT["trajectory_x"]] == 0.1)
+    assert np.all(input_noise_scale(INPUT_SIZE, TrainConfig(input_noise=0.1)) == np.float32(0.1))
+
+    rng = np.random.default_rng(4)
+    signal = rng.normal(size=2048).astype(np.float32)
+    X = rng.normal(size=(2048, INPUT_SIZE)).astype(np.float32) * 0.01
+    pose, path = INPUT["joint_velocities"].start, INPUT["trajectory_x"].start
+    X[:, pose] = X[:, path] = signal
+    Y = np.stack([signal, -signal], axis=1).astype(np.float32)
+    norm = (np.zeros(INPUT_SIZE, np.float32), np.ones(INPUT_SIZE, np.float32), np.zeros(2, np.float32),
+            np.ones(2, np.float32))
+    phases = rng.random(2048).astype(np.float32)
+
+    def leaning_on_the_path(pose_noise):
+        config = TrainConfig(hidden=16, epochs=4, batch_size=32, learning_rate=0.01, keep_probability=1.0, l1=0.0,
+                             input_noise=0.1, pose_noise=pose_noise, phase_noise=0.0, seed=5)
+        model, _ = train(X, Y, phases, norm, config, progress=False, log=lambda text: None)
+        model.eval()
+        probe = torch.zeros(2, INPUT_SIZE)
+        probe[0, path] = probe[1, pose] = 1.0
+        with torch.no_grad():
+            out = model(probe, torch.zeros(2)) - model(torch.zeros(1, INPUT_SIZE), torch.zeros(1))
+        return float(out[0].abs().sum() / out[1].abs().sum())
+
+    assert leaning_on_the_path(0.6) > 1.5 * leaning_on_the_path(None)
+
+
 def test_shake_sources_split_the_shaking_between_the_phase_and_the_inputs():
     import dataclasses
 

@@ -252,7 +252,7 @@ def train_from_folder(args, log=None) -> Path:
     norm = normalisation(X, Y)
     config = TrainConfig(hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
                          learning_rate=args.learning_rate, input_noise=args.input_noise,
-                         phase_noise=args.phase_noise, seed=args.seed,
+                         phase_noise=args.phase_noise, pose_noise=args.pose_noise, seed=args.seed,
                          device=args.device)
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
@@ -261,6 +261,7 @@ def train_from_folder(args, log=None) -> Path:
     sources = {c.source for c in clips}
     provenance = (f"Trained by pfnn-demo from {len(clips)} clips ({names}) with synthesised variations "
                   f"and mirrors; {config.epochs} epochs, input noise {config.input_noise}, "
+                  + (f"pose noise {config.pose_noise}, " if config.pose_noise is not None else "")
                   + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 else "")
                   + f"hidden {config.hidden}, seed {config.seed}."
                   + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")

@@ -120,6 +120,7 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     Yn = torch.as_tensor((Y - y_mean) / y_std, dtype=torch.float32)
     Pt = torch.as_tensor(P, dtype=torch.float32)
     noise = torch.as_tensor(input_noise_scale(X.shape[1], config)).to(config.device)
+    noisy = bool(noise.any())
     model = build_model(torch, X.shape[1], Y.shape[1], config.hidden, config.keep_probability).to(config.device)
     optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
     history, start_epoch = [], 0
@@ -144,7 +145,7 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
                 for group in optimiser.param_groups:
                     group["lr"] = learning_rate(config, (epoch * batches + b) / (config.epochs * batches))
                 inputs = Xn[index].to(config.device)
-                if noise.any():   # robustness to the runtime's own, imperfect feedback
+                if noisy:   # robustness to the runtime's own, imperfect feedback
                     inputs = inputs + noise * torch.randn_like(inputs)
                 phases = Pt[index].to(config.device)
                 if config.phase_noise > 0:

@@ -14,7 +14,7 @@ from ...motion.deepmimic import load_deepmimic
 from . import labels
 from .database import FPS, clip_from_motion, clip_windows, mirror_clip, normalisation
 from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_cycles, on_terrain, side_step,
-                        hold_standing, one_shot_variations, plant_feet, reversals, setting_off_frames, sharp_turns, speed_changes, stops,
+                        hold_standing, one_shot_variations, plant_feet, reversals, setting_off_frames, speed_changes, stops,
                         time_warp, transition, TURNING_START_ANGLES, turning_start, variations)
 from .trainer import TrainConfig, export, train
 
@@ -127,8 +127,7 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
         (synthesis.hold_standing), and retimed and gently curved (synthesis.one_shot_variations);
       - strafing that changes direction, from each forward walk (strafe_changes);
       - setting off from standing towards the side or back, turning on the way (turning_starts),
-        and walks and jogs changing direction by 90 to 180 degrees (direction_reversals);
-      - walks and jogs turning sharply by 45 to 135 degrees at every speed (sharp_turns).
+        and walks and jogs changing direction by 90 to 180 degrees (direction_reversals).
     Seeded: the same clips give the same motion."""
     rng = np.random.default_rng(seed)
     out = []
@@ -162,14 +161,7 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
     recovery_rng = np.random.default_rng(seed + 4)
     for walk in walks:
         out += back_to_forward(walk, recovery_rng)
-    turn_rng = np.random.default_rng(seed + 5)
-    for looped in walks + jogs:
-        for rate, stride in speed_changes(looped):
-            out += sharp_turns(at_speed(looped, rate, stride), turn_rng, SHARP_TURNS_PER_SPEED)
     return out
-
-
-SHARP_TURNS_PER_SPEED = 2
 
 
 def back_to_forward(walk, rng: np.random.Generator) -> list:

@@ -166,7 +166,7 @@ def time_warp(clip: Clip, rate: float) -> Clip:
 # Jogs up to 420 in the data made a network that jogged at about 300 and shook 1.4x as much as
 # the original over the jump bars (every joint accelerates harder the faster the stride).
 WALK_SPEEDS = (70.0, 100.0, 130.0, 160.0)
-JOG_SPEEDS = (170.0, 210.0, 250.0, 290.0)
+JOG_SPEEDS = (190.0, 240.0, 290.0, 340.0)
 TURN_RATES = (0.0, 1.0, -1.0, 1.8, -1.8, 2.6, -2.6, 3.4, -3.4)     # radians per second
 MAX_WARP = (0.7, 1.7)          # beyond these a cadence stops looking human
 MIN_JOG_CADENCE = 0.9          # a slower jog takes shorter strides rather than a slow-motion cadence
@@ -285,31 +285,6 @@ def stops(clip: Clip, rng: np.random.Generator, count: int, after: float = 0.0,
         if len(out) == count:
             break
     return out
-
-
-SHARP_TURN_ANGLES = np.radians([45.0, -45.0, 90.0, -90.0, 135.0, -135.0])
-
-
-def sharp_turn(clip: Clip, frame: int, angle: float, before: float = 2.5, after: float = 3.0) -> Clip:
-    """The clip turning by `angle` radians (+ left) at `frame` in one go, over 0.3 s for 45
-    degrees to 0.7 s for 135, cut to `before` and `after` seconds around it: the straight-turn-
-    straight path of a stick turned at once, which bends at a constant rate never show."""
-    seconds = 0.3 + 0.5 * abs(angle) / np.pi
-    t = np.clip((np.arange(clip.frames) - frame) / (seconds * FPS), 0.0, 1.0)
-    turned = turn_along(clip, angle * t * t * (3 - 2 * t), f"{clip.name}_turn{np.degrees(angle):+.0f}@{frame}")
-    keep = slice(max(frame - int(before * FPS), 0), min(frame + int(after * FPS), clip.frames))
-    turned.positions, turned.rotations = turned.positions[keep], turned.rotations[keep]
-    turned.phase, turned.gaits, turned.contacts = turned.phase[keep], turned.gaits[keep], turned.contacts[keep]
-    return turned
-
-
-def sharp_turns(clip: Clip, rng: np.random.Generator, count: int) -> list[Clip]:
-    """`count` sharp turns (sharp_turn) at random moments and angles of a looped clip."""
-    margin = int(2.5 * FPS)
-    if clip.frames < 2 * margin + FPS:
-        return []
-    frames = rng.integers(margin, clip.frames - margin, count)
-    return [sharp_turn(clip, int(f), float(rng.choice(SHARP_TURN_ANGLES))) for f in frames]
 
 
 REVERSAL_ANGLES = np.radians([90.0, -90.0, 135.0, -135.0, 180.0])

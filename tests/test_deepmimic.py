@@ -124,6 +124,58 @@ def test_stops_stand_still_on_one_phase():
         assert np.ptp(feet, axis=0).max() < 1.0                           # the feet stay put (1 cm)
 
 
+@pytest.mark.parametrize("degrees", [90.0, -135.0, 180.0])
+def test_turning_starts_turn_the_body_and_walk_off_the_new_way_from_planted_feet(degrees):
+    from pfnn_demo.tools.train.database import clip_from_motion, facing_yaw
+    from pfnn_demo.tools.train.synthesis import loop_cycles, plant_feet, setting_off_frames, stops, turning_start
+
+    clip = loop_cycles(clip_from_motion(load_deepmimic(MOTIONS / "humanoid3d_walk.txt", 8.0), "walk"), 12.0)
+    stop = stops(clip, np.random.default_rng(0), 1)[0]
+    onsets = setting_off_frames(stop)
+    assert len(onsets) == 1                                       # the one start after the stand
+    onset = int(onsets[0])
+    turned = plant_feet(turning_start(stop, onset, np.radians(degrees)))
+    stop = plant_feet(stop)
+    before = slice(0, onset - 30)
+    np.testing.assert_allclose(turned.positions[before], stop.positions[before], atol=1e-2)   # untouched before
+    yaw = lambda c: np.unwrap(facing_yaw(c.positions.astype(np.float64)))                   # noqa: E731
+    turn = (yaw(turned) - yaw(stop))[onset + 90:]
+    assert np.degrees(turn) == pytest.approx(np.full(len(turn), degrees), abs=1.0)          # faces the new way
+    # and walks that way: the path 1.3 s after setting off is the old one turned by the angle.
+    def heading(c, a, b):
+        step = c.positions[b, 0, [0, 2]] - c.positions[a, 0, [0, 2]]
+        return np.arctan2(step[0], step[1])
+    change = np.angle(np.exp(1j * (heading(turned, onset + 80, onset + 140) - heading(stop, onset + 80, onset + 140))))
+    assert np.degrees(change) == pytest.approx(degrees, abs=5.0) or abs(degrees) == 180 and abs(np.degrees(change)) > 175
+    # Feet planted while turning: the toes in contact slide no more than in the straight start.
+    assert _planted_toe_speed(turned) < _planted_toe_speed(stop) + 2.0
+
+
+def test_reversals_slow_down_turn_round_and_walk_off_facing_the_new_way():
+    from pfnn_demo.tools.train.database import clip_from_motion, facing_yaw
+    from pfnn_demo.tools.train.synthesis import REVERSAL_ANGLES, loop_cycles, plant_feet, reversals
+
+    clip = loop_cycles(clip_from_motion(load_deepmimic(MOTIONS / "humanoid3d_walk.txt", 8.0), "walk"), 12.0)
+    made = reversals(clip, np.random.default_rng(1), 3)
+    assert len(made) == 3
+    for reversal in map(plant_feet, made):
+        onset = int(reversal.name.split("@")[1])
+        yaw = np.unwrap(facing_yaw(reversal.positions.astype(np.float64)))
+        angle = float(reversal.name.split("_start")[1].split("@")[0])
+        assert angle in np.round(np.degrees(REVERSAL_ANGLES))
+        # Turned round by that angle (within the looped walk's own slow drift and sway).
+        turn = np.degrees(yaw[-60:].mean() - yaw[onset - 80:onset - 20].mean())
+        assert abs(np.angle(np.exp(1j * np.radians(turn - angle)))) < np.radians(20.0)
+        speed = np.linalg.norm(np.diff(reversal.positions[:, 0, [0, 2]], axis=0), axis=1) * 60
+        assert speed[onset - 60:onset + 1].min() < 10.0 < 50.0 < speed[onset + 40:].mean()   # pause, then walk
+        # The steps go where the body faces, before the turn and after it.
+        step = np.diff(reversal.positions[:, 0, [0, 2]].astype(np.float64), axis=0)
+        away = np.angle(np.exp(1j * (np.arctan2(step[:, 0], step[:, 1]) - yaw[:-1])))
+        walking = speed > 40.0
+        assert np.degrees(np.abs(away[walking])).mean() < 20.0
+        assert _planted_toe_speed(reversal) < 4.0
+
+
 @pytest.fixture(scope="module")
 def looped_walk():
     from pfnn_demo.tools.train.database import clip_from_motion
@@ -264,6 +316,23 @@ def test_rolling_ground_keeps_planted_feet_on_it_and_feeds_the_terrain_inputs(lo
     assert X_flat[:, INPUT["height_side_pos"]].std() == 0.0
 
 
+def test_rolling_ground_carries_the_body_no_harder_than_the_ground_rises_and_falls(looped_walk):
+    from pfnn_demo.tools.train.synthesis import RollingGround, on_terrain
+
+    ground = RollingGround(np.random.default_rng(3), 25.0)
+    hilly = on_terrain(looped_walk, ground)
+
+    def vertical_acceleration(height):
+        return float(np.abs(np.diff(height.astype(np.float64), n=2)).mean() * 3600)
+
+    # Lowering the body where a leg cannot reach once jerked the hips up and down 2.1x as hard as
+    # the ground under them rises and falls.
+    hips = hilly.positions[:, 0]
+    riding = looped_walk.positions[:, 0, 1] + ground(hips[:, 0], hips[:, 2])
+    assert vertical_acceleration(hips[:, 1]) < 1.3 * vertical_acceleration(riding)
+    assert vertical_acceleration(hips[:, 1]) < 1.6 * vertical_acceleration(looped_walk.positions[:, 0, 1])
+
+
 def test_slow_jogs_take_shorter_strides_at_a_running_cadence(looped_run, looped_walk):
     from pfnn_demo.tools.train.synthesis import (JOG_SPEEDS, MIN_JOG_CADENCE, WALK_SPEEDS, at_speed, speed_changes, speed_of,
                                            time_warp)
@@ -282,3 +351,24 @@ def test_slow_jogs_take_shorter_strides_at_a_running_cadence(looped_run, looped_
     assert all(stride == 1.0 for _, stride in speed_changes(looped_walk))
     np.testing.assert_allclose([speed_of(at_speed(looped_walk, *c)) for c in speed_changes(looped_walk)], WALK_SPEEDS,
                                rtol=0.05)
+
+
+def test_a_30_fps_source_is_doubled_without_shaking_at_its_frame_rate():
+    from pfnn_demo.sim.skeleton import BVH_TO_DEMO_UNITS
+    from pfnn_demo.tools.evaluation import mean_acceleration, shake
+    from pfnn_demo.tools.train import database
+
+    motion = load_deepmimic(MOTIONS / "humanoid3d_run.txt", 8.0)
+    assert round(1.0 / motion.frame_time) == 30
+    world = database.retarget_to_canonical(motion).global_transforms(BVH_TO_DEMO_UNITS)
+    straight = database._resample(world, np.arange(0, world.shape[0] - 1e-9, 0.5))[..., :3, 3]
+    clip = database.clip_from_motion(motion, "run")
+    smooth = clip.positions.astype(np.float64)
+    # Interpolated straight between source frames, every joint's acceleration spikes at 30 Hz.
+    assert shake(smooth) < 0.35 * shake(straight)
+    assert mean_acceleration(smooth) > 0.75 * mean_acceleration(straight)       # the steps are kept
+
+    def speed(p):
+        return np.linalg.norm(p[-1, 0, [0, 2]] - p[0, 0, [0, 2]]) / len(p)
+    assert abs(speed(smooth) / speed(straight[:len(smooth)]) - 1) < 0.02
+    np.testing.assert_allclose(np.linalg.det(clip.rotations[::50].astype(np.float64)), 1.0, atol=1e-4)

@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--pose-noise", type=float, default=recipe.pose_noise,
                          help="std of noise on the previous pose's inputs (joint positions and velocities) "
                               "instead of --input-noise; more than on the trajectory makes the network follow "
-                              "the stick rather than carry on with its pose (default: --input-noise)")
+                              "the stick rather than carry on with its pose (default %(default)s)")
     trainer.add_argument("--seed", type=int, default=recipe.seed, help="random seed (default %(default)s)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")

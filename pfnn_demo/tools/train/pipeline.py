@@ -14,8 +14,8 @@ from ...motion.deepmimic import load_deepmimic
 from . import labels
 from .database import FPS, clip_from_motion, clip_windows, mirror_clip, normalisation
 from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_cycles, on_terrain, side_step,
-                        hold_standing, one_shot_variations, plant_feet, speed_changes, stops, time_warp, transition,
-                        variations)
+                        hold_standing, one_shot_variations, plant_feet, reversals, setting_off_frames, speed_changes, stops,
+                        time_warp, transition, TURNING_START_ANGLES, turning_start, variations)
 from .trainer import TrainConfig, export, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
@@ -125,7 +125,9 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
         into each other (gait_changes);
       - one-shot clips (starts, stops, jumps, turns, stairs): their captured standing carried on
         (synthesis.hold_standing), and retimed and gently curved (synthesis.one_shot_variations);
-      - strafing that changes direction, from each forward walk (strafe_changes).
+      - strafing that changes direction, from each forward walk (strafe_changes);
+      - setting off from standing towards the side or back, turning on the way (turning_starts),
+        and walks and jogs changing direction by 90 to 180 degrees (direction_reversals).
     Seeded: the same clips give the same motion."""
     rng = np.random.default_rng(seed)
     out = []
@@ -154,6 +156,62 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
             out += one_shot_variations(hold_standing(clip, STANDING_SECONDS))
     for walk in walks:
         out += strafe_changes(walk, rng)
+    out += turning_starts(out, np.random.default_rng(seed + 2))
+    out += direction_reversals(walks, jogs, np.random.default_rng(seed + 3))
+    recovery_rng = np.random.default_rng(seed + 4)
+    for walk in walks:
+        out += back_to_forward(walk, recovery_rng)
+    return out
+
+
+def back_to_forward(walk, rng: np.random.Generator) -> list:
+    """Side-steps and backward steps changing into the forward step (as strafe_changes) once more
+    from every other direction, at a random walking speed: the way out of stepping away from
+    the facing when the trajectory asks for walking ahead."""
+    speeds = speed_changes(walk)
+    out = []
+    for angle in STRAFE_ANGLES[1:]:
+        paced = at_speed(walk, *speeds[rng.integers(len(speeds))])
+        name = f"{paced.name}_strafe{np.degrees(angle):+.0f}to+0"
+        out.append(transition(side_step(paced, angle), side_step(paced, 0.0), 1.5, rng.uniform(0.3, 0.7), 2.5,
+                              name=name))
+    return out
+
+
+REVERSALS_PER_WALK = 3
+
+
+def direction_reversals(walks: list, jogs: list, rng: np.random.Generator) -> list:
+    """From every forward walk, REVERSALS_PER_WALK changes of direction (synthesis.reversals) at
+    a random walking speed, and one from a jog slowing into that walk."""
+    out = []
+    for walk in walks:
+        walk_speeds = speed_changes(walk)
+        slower = at_speed(walk, *walk_speeds[rng.integers(len(walk_speeds))])
+        out += reversals(slower, rng, REVERSALS_PER_WALK)
+        if jogs:
+            jog = jogs[rng.integers(len(jogs))]
+            jog_speeds = speed_changes(jog)
+            down = transition(at_speed(jog, *jog_speeds[rng.integers(len(jog_speeds))]), slower, 2.0,
+                              rng.uniform(0.5, 1.0), 5.0)
+            out += reversals(down, rng, 1, after=3.2)
+    return out
+
+
+TURNING_STARTS_PER_ONSET = 2
+
+
+def turning_starts(clips: list, rng: np.random.Generator, count: int = TURNING_STARTS_PER_ONSET) -> list:
+    """For every start from standing among the synthesised stops and the captured starts
+    (synthesis.turning_start), `count` more that set off towards random directions away from
+    the facing, the body turning on the way."""
+    out = []
+    for clip in clips:
+        if not (clip.category == "start" or "_stop" in clip.name):
+            continue
+        for onset in setting_off_frames(clip):
+            for angle in rng.choice(TURNING_START_ANGLES, count, replace=False):
+                out.append(turning_start(clip, int(onset), float(angle)))
     return out
 
 
@@ -208,7 +266,7 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED) -> tuple[np.ndarray, np.nda
     for clip in extended(clips, seed):
         clip = plant_feet(clip)
         for version in (clip, mirror_clip(clip)):
-            if rng.random() < TERRAIN_SHARE and version.ground is None:
+            if version.ground is None and rng.random() < TERRAIN_SHARE:
                 ground = RollingGround(rng, rng.uniform(*TERRAIN_AMPLITUDE))
                 parts.append(clip_windows(on_terrain(version, ground), ground))
             else:

@@ -89,7 +89,12 @@ def bend(clip: Clip, turn_rate: float) -> Clip:
     Each frame's pose is turned about its root by the accumulated angle and the root's steps are
     turned with it, so a straight walk becomes a circle of radius speed / turn_rate.
     """
-    angles = turn_rate * np.arange(clip.frames) / FPS
+    return turn_along(clip, turn_rate * np.arange(clip.frames) / FPS, f"{clip.name}_bend{turn_rate:+.1f}")
+
+
+def turn_along(clip: Clip, angles: np.ndarray, name: str) -> Clip:
+    """The clip with each frame's pose turned about its root by `angles` (radians, + left, one per
+    frame) and the root's steps turned with it."""
     rotations_y = np.stack([yaw_matrix(a, np.float64) for a in angles])                 # (T, 3, 3)
     root = clip.positions[:, 0].astype(np.float64) * np.array([1.0, 0.0, 1.0])
     steps = np.diff(root, axis=0)
@@ -98,8 +103,37 @@ def bend(clip: Clip, turn_rate: float) -> Clip:
     local = clip.positions.astype(np.float64) - root[:, None, :]
     positions = np.einsum("tij,tkj->tki", rotations_y, local) + new_root[:, None, :]
     rotations = rotations_y[:, None] @ clip.rotations.astype(np.float64)
-    return Clip(f"{clip.name}_bend{turn_rate:+.1f}", positions.astype(np.float32), rotations.astype(np.float32),
-                clip.phase.copy(), clip.gaits.copy(), clip.contacts.copy(), clip.source)
+    return Clip(name, positions.astype(np.float32), rotations.astype(np.float32), clip.phase.copy(),
+                clip.gaits.copy(), clip.contacts.copy(), clip.source, clip.ground, clip.category, clip.one_shot)
+
+
+def setting_off_frames(clip: Clip, still_seconds: float = 0.5) -> np.ndarray:
+    """Frames where the root sets off after standing still for at least `still_seconds`."""
+    root = clip.positions[:, 0, [0, 2]].astype(np.float64)
+    speed = np.append(np.linalg.norm(np.diff(root, axis=0), axis=1) * FPS, 0.0)
+    still = ndimage.uniform_filter1d(speed, 9, mode="nearest") < STAND_SPEED
+    spells, count = ndimage.label(still)
+    onsets = []
+    for k in range(1, count + 1):
+        frames = np.flatnonzero(spells == k)
+        if len(frames) >= still_seconds * FPS and frames[-1] + 1 < clip.frames:
+            onsets.append(int(frames[-1]) + 1)
+    return np.array(onsets, dtype=int)
+
+
+TURNING_START_ANGLES = np.radians([45.0, -45.0, 90.0, -90.0, 135.0, -135.0, 180.0])
+
+
+def turning_start(clip: Clip, onset: int, angle: float, lead: float = 0.15) -> Clip:
+    """Setting off from standing towards `angle` radians from the facing (+ left): from `lead`
+    seconds before `onset` the body turns to the new direction while it takes its first steps,
+    over 0.5 s for a small turn to 1.1 s to turn round, so the walk heads that way. Without such
+    starts every start in the data went straight ahead, and a network pushed sideways from
+    standing side-stepped away instead of turning to walk."""
+    seconds = 0.5 + 0.6 * abs(angle) / np.pi
+    begin = onset - int(lead * FPS)
+    t = np.clip((np.arange(clip.frames) - begin) / (seconds * FPS), 0.0, 1.0)
+    return turn_along(clip, angle * t * t * (3 - 2 * t), f"{clip.name}_start{np.degrees(angle):+.0f}@{onset}")
 
 
 def _sample(clip: Clip, frames: np.ndarray):
@@ -124,13 +158,15 @@ def time_warp(clip: Clip, rate: float) -> Clip:
     """The clip played `rate` times faster (rate < 1 slower): speeds and phase rate scale with it."""
     positions, rotations, phase, contacts, gaits = _sample(clip, np.arange(0, clip.frames - 1, rate))
     return Clip(f"{clip.name}_x{rate:.2f}", positions.astype(np.float32), rotations.astype(np.float32), phase,
-                gaits.astype(np.float32), contacts, clip.source, clip.ground)
+                gaits.astype(np.float32), contacts, clip.source, clip.ground, clip.category, clip.one_shot)
 
 
 # Root speeds (units per second) the runtime asks for: walking 150 (2.5 per frame), jogging 450;
 # a network holds its jog well below what it is asked (the original network jogs at about 180).
+# Jogs up to 420 in the data made a network that jogged at about 300 and shook 1.4x as much as
+# the original over the jump bars (every joint accelerates harder the faster the stride).
 WALK_SPEEDS = (70.0, 100.0, 130.0, 160.0)
-JOG_SPEEDS = (200.0, 270.0, 340.0, 420.0)
+JOG_SPEEDS = (190.0, 240.0, 290.0, 340.0)
 TURN_RATES = (0.0, 1.0, -1.0, 1.8, -1.8, 2.6, -2.6, 3.4, -3.4)     # radians per second
 MAX_WARP = (0.7, 1.7)          # beyond these a cadence stops looking human
 MIN_JOG_CADENCE = 0.9          # a slower jog takes shorter strides rather than a slow-motion cadence
@@ -233,20 +269,49 @@ def stop_and_go(clip: Clip, stop_frame: int, slow_down: float, hold: float, spee
     return made
 
 
-def stops(clip: Clip, rng: np.random.Generator, count: int, after: float = 0.0) -> list[Clip]:
+def stops(clip: Clip, rng: np.random.Generator, count: int, after: float = 0.0,
+          hold: tuple[float, float] = (1.5, 4.0)) -> list[Clip]:
     """`count` stops and starts at random double-support moments of a walking clip (at least
-    `after` seconds into it, with everything before it kept as the approach)."""
+    `after` seconds into it, with everything before it kept as the approach), standing for a
+    random time in `hold` (seconds)."""
     candidates = double_support_frames(clip)
     candidates = candidates[candidates >= after * FPS]
     out = []
     for frame in rng.permutation(candidates)[:count * 3]:
-        made = stop_and_go(clip, int(frame), rng.uniform(0.4, 0.9), rng.uniform(1.5, 4.0), rng.uniform(0.4, 0.8),
+        made = stop_and_go(clip, int(frame), rng.uniform(0.4, 0.9), rng.uniform(*hold), rng.uniform(0.4, 0.8),
                            lead_seconds=max(after, 2.0))
         if made is not None:
             out.append(made)
         if len(out) == count:
             break
     return out
+
+
+REVERSAL_ANGLES = np.radians([90.0, -90.0, 135.0, -135.0, 180.0])
+
+
+def reversals(clip: Clip, rng: np.random.Generator, count: int, after: float = 0.0) -> list[Clip]:
+    """`count` changes of direction by 90 to 180 degrees from a walking clip: slowing to a pause
+    of at most 0.3 s and setting off the new way, the body turning from 0.3 s before it sets off
+    (turning_start). Without them the only motion in the data that went backwards or sideways
+    from the facing was strafing, and a network that turned its body round quicker than its
+    steps came round walked on backwards, facing where it was asked to go."""
+    out = []
+    for stop in stops(clip, rng, count, after, hold=(0.0, 0.3)):
+        out.append(turning_start(stop, _pause_end(stop), float(rng.choice(REVERSAL_ANGLES)), lead=0.3))
+    return out
+
+
+def _pause_end(clip: Clip) -> int:
+    """The frame after a stop-and-go clip's slowest spell: where it sets off again."""
+    root = clip.positions[:, 0, [0, 2]].astype(np.float64)
+    speed = ndimage.uniform_filter1d(np.linalg.norm(np.diff(root, axis=0), axis=1) * FPS, 5, mode="nearest")
+    slowest = int(np.argmin(speed))
+    paused = speed < speed[slowest] + 2.0
+    end = slowest
+    while end + 1 < len(paused) and paused[end + 1]:
+        end += 1
+    return end + 1
 
 
 UPPER_BODY = np.arange(11, 31)            # LowerBack and everything above it
@@ -292,7 +357,9 @@ def _lower_to_reach(old: np.ndarray, new: np.ndarray) -> None:
         apart = new[:, hip] - new[:, ankle]
         across = np.minimum(np.linalg.norm(apart[:, [0, 2]], axis=1), reach)
         drop = np.maximum(drop, apart[:, 1] - np.sqrt(reach ** 2 - across ** 2))
-    drop = ndimage.gaussian_filter1d(ndimage.maximum_filter1d(np.maximum(drop, 0.0), 9), 3.0)
+    # Held over +-0.25 s and smoothed over about as long: a narrower window (9 frames, sigma 3)
+    # jerked the hips up and down, on rolling ground 2x as hard as riding the ground itself.
+    drop = ndimage.gaussian_filter1d(ndimage.maximum_filter1d(np.maximum(drop, 0.0), 31), 8.0)
     new[:, BODY_JOINTS, 1] -= drop[:, None]
 
 
@@ -431,15 +498,17 @@ class RollingGround:
 
 
 def on_terrain(clip: Clip, ground) -> Clip:
-    """The clip walked over `ground(x, z)`: each foot raised by the ground under it (constant while
-    planted), the body by the mean of the two, lowered further where a leg would not reach, and
-    the knees re-solved with the two-joint IK. Use with clip_windows(clip, ground)."""
+    """The clip walked over `ground(x, z)`: each foot raised by the higher ground under its heel
+    and toe (constant while planted), the body by the mean of the two, lowered further where a
+    leg would not reach, and the knees re-solved with the two-joint IK. Use with
+    clip_windows(clip, ground)."""
     old = clip.positions.astype(np.float64)
     new = old.copy()
     rotations = clip.rotations.astype(np.float64).copy()
     lifts = []
     for heel, toe in FEET:
-        lift = ground(old[:, heel, 0], old[:, heel, 2])
+        # The higher of the ground under heel and toe: a toe uphill of its heel is not in the ground.
+        lift = np.maximum(ground(old[:, heel, 0], old[:, heel, 2]), ground(old[:, toe, 0], old[:, toe, 2]))
         lift = ndimage.gaussian_filter1d(lift, 2.0, mode="nearest")
         new[:, [heel, toe], 1] += lift[:, None]
         lifts.append(lift)
@@ -485,7 +554,7 @@ def hold_standing(clip: Clip, seconds: float) -> Clip:
     phase[:len(before)], phase[len(before) + clip.frames:] = clip.phase[0], clip.phase[-1]
     gaits = clip.gaits[order].copy()
     return Clip(clip.name + "_held", clip.positions[order], clip.rotations[order], phase, gaits, contacts,
-                clip.source, clip.ground)
+                clip.source, clip.ground, clip.category, clip.one_shot)
 
 
 ONE_SHOT_RATES = (0.8, 0.9, 1.0, 1.12, 1.25)

@@ -372,3 +372,72 @@ def test_a_30_fps_source_is_doubled_without_shaking_at_its_frame_rate():
         return np.linalg.norm(p[-1, 0, [0, 2]] - p[0, 0, [0, 2]]) / len(p)
     assert abs(speed(smooth) / speed(straight[:len(smooth)]) - 1) < 0.02
     np.testing.assert_allclose(np.linalg.det(clip.rotations[::50].astype(np.float64)), 1.0, atol=1e-4)
+
+
+@pytest.fixture(scope="module")
+def captured_jump():
+    """The captured CMU forward jump (crouch, take-off, flight, landing), labelled as training does."""
+    from pfnn_demo.tools.train.pipeline import load_clips
+    return next(c for c in load_clips(REPO / "data", log=lambda text: None) if c.name == "16_07")
+
+
+def _flight(clip) -> np.ndarray:
+    from scipy import ndimage
+    airborne = ~np.any(clip.contacts > 0.5, axis=1)
+    spells, count = ndimage.label(airborne)
+    sizes = ndimage.sum(airborne, spells, index=np.arange(1, count + 1))
+    return np.flatnonzero(spells == np.argmax(sizes) + 1)
+
+
+def test_a_running_jump_keeps_the_pace_through_a_flight_labelled_as_a_jump(looped_run, captured_jump):
+    from pfnn_demo.tools.train.synthesis import at_speed, running_jump, speed_changes, speed_of
+
+    run = at_speed(looped_run, *speed_changes(looped_run)[-1])
+    jump = running_jump(run, captured_jump)
+    flight = _flight(jump)
+    assert len(flight) >= 0.8 * len(_flight(captured_jump))          # the captured flight, whole
+    root = jump.positions[:, 0].astype(np.float64)
+    speed = np.linalg.norm(np.diff(root[:, [0, 2]], axis=0), axis=1) * 60
+    assert speed[flight].mean() == pytest.approx(speed_of(run), rel=0.1)   # the run's pace in the air
+    # The body rises in the flight as in the captured jump, from the run's height.
+    rise = root[flight, 1].max() - root[:flight[0] - 30, 1].mean()
+    captured = captured_jump.positions[:, 0, 1].astype(np.float64)
+    assert rise == pytest.approx(captured[_flight(captured_jump)].max() - captured[0], abs=12.0)
+    # Labelled a jump around the flight only; the run's phase meets the captured jump's own
+    # labels where the blend into it begins (0.3 s before the take-off).
+    assert np.all(jump.gaits[flight, 4] > 0.9)
+    assert np.all(jump.gaits[:flight[0] - 30, 4] < 0.01) and np.all(jump.gaits[flight[-1] + 40:, 4] < 0.01)
+    blend = int(0.3 * 60)
+    assert jump.phase[flight[0] - blend] == pytest.approx(captured_jump.phase[_flight(captured_jump)[0] - blend],
+                                                          abs=0.02)
+
+
+def test_a_bar_under_a_jump_is_cleared_by_every_foot_and_feeds_the_terrain_inputs(looped_run, captured_jump):
+    from pfnn_demo.sim.features import INPUT
+    from pfnn_demo.tools.train.database import clip_windows
+    from pfnn_demo.tools.train.synthesis import BAR_CLEARANCE, at_speed, over_a_bar, plant_feet, running_jump
+
+    jump = plant_feet(running_jump(at_speed(looped_run, 1.0, 1.0), captured_jump))
+    barred = over_a_bar(jump, 20.0, 15.0)
+    assert barred is not None and barred.ground.height == pytest.approx(20.0)
+    feet = barred.positions[:, [4, 5, 9, 10]].astype(np.float64)
+    under = barred.ground(feet[..., 0], feet[..., 2])
+    assert (under > 1.0).any()                                        # the flight passes over it
+    assert np.all((feet[..., 1] - under)[under > 0] >= BAR_CLEARANCE - 1e-3)   # and no heel or toe touches it
+    # Feet on the ground stand on flat ground: the bar is only under the flight.
+    planted = barred.contacts > 0.5
+    assert np.all(under[planted] < 1e-6)
+    X, _, _ = clip_windows(barred)
+    assert X[:, INPUT["height_centre"]].max() > 15.0                  # the network sees the bar coming
+    # A bar the feet cannot clear is not built.
+    assert over_a_bar(jump, 200.0, 15.0) is None
+
+
+def test_jumps_over_bars_take_each_jump_from_standing_and_at_every_jog_speed(looped_run, captured_jump):
+    from pfnn_demo.tools.train.pipeline import jumps_over_bars
+    from pfnn_demo.tools.train.synthesis import BarGround, speed_changes
+
+    made = jumps_over_bars([], [looped_run], [captured_jump], np.random.default_rng(0))
+    assert len(made) == 1 + len(speed_changes(looped_run))     # from standing, then at each jog speed
+    assert all(isinstance(clip.ground, BarGround) and clip.ground.height >= 7.0 for clip in made)
+    assert made[0].frames == captured_jump.frames and made[1].frames > captured_jump.frames + 200

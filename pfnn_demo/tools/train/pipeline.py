@@ -13,9 +13,10 @@ from ...motion.bvh import read_bvh
 from ...motion.deepmimic import load_deepmimic
 from . import labels
 from .database import FPS, clip_from_motion, clip_windows, mirror_clip, normalisation
-from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_cycles, on_terrain, side_step,
-                        hold_standing, one_shot_variations, plant_feet, reversals, setting_off_frames, speed_changes, stops,
-                        time_warp, transition, TURNING_START_ANGLES, turning_start, variations)
+from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_cycles, on_terrain, over_a_bar,
+                        running_jump, side_step, hold_standing, one_shot_variations, plant_feet, reversals,
+                        setting_off_frames, speed_changes, stops, time_warp, transition, TURNING_START_ANGLES,
+                        turning_start, variations)
 from .trainer import TrainConfig, export, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
@@ -116,7 +117,7 @@ WALK_CATEGORIES = ("", "walk", "walk-fast", "walk-slow")   # "" = no manifest (e
 STANDING_SECONDS = 4.0       # captured standing played back and forth at the ends of starts and stops
 
 
-def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
+def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = False) -> list:
     """Every clip, plus:
       - gait cycles: the first whole cycle looped for LOOP_SECONDS at several speeds and turning
         at several rates (synthesis.variations); for forward walks also stops into standing and
@@ -127,7 +128,9 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
         (synthesis.hold_standing), and retimed and gently curved (synthesis.one_shot_variations);
       - strafing that changes direction, from each forward walk (strafe_changes);
       - setting off from standing towards the side or back, turning on the way (turning_starts),
-        and walks and jogs changing direction by 90 to 180 degrees (direction_reversals).
+        and walks and jogs changing direction by 90 to 180 degrees (direction_reversals);
+      - with `jumps`, the captured jumps over a bar, from standing and at walking and jogging pace
+        (jumps_over_bars).
     Seeded: the same clips give the same motion."""
     rng = np.random.default_rng(seed)
     out = []
@@ -161,6 +164,31 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED) -> list:
     recovery_rng = np.random.default_rng(seed + 4)
     for walk in walks:
         out += back_to_forward(walk, recovery_rng)
+    if jumps:
+        captured = [c for c in clips if c.one_shot and c.category == "jump"]
+        out += jumps_over_bars(walks, jogs, captured, np.random.default_rng(seed + 5))
+    return out
+
+
+BAR_HEIGHTS = (14.0, 24.0)       # units: the jump course's bars are about 21 high
+BAR_HALF_WIDTHS = (12.0, 20.0)   # units: and about 30 wide at their foot
+
+
+def jumps_over_bars(walks: list, jogs: list, jumps: list, rng: np.random.Generator) -> list:
+    """Every captured jump taken over a bar (synthesis.over_a_bar): from standing, as captured,
+    and from every jog at each of its speeds and from every walk at its two fastest
+    (synthesis.running_jump), as in the jump course, where the stick keeps pushing on over
+    the bars."""
+    out = []
+    runs = [at_speed(jog, *change) for jog in jogs for change in speed_changes(jog)]
+    runs += [at_speed(walk, *change) for walk in walks for change in speed_changes(walk)[-2:]]
+    for jump in jumps:
+        for version in [jump] + [running_jump(run, jump) for run in runs]:
+            if version is None:
+                continue
+            barred = over_a_bar(plant_feet(version), rng.uniform(*BAR_HEIGHTS), rng.uniform(*BAR_HALF_WIDTHS))
+            if barred is not None:
+                out.append(barred)
     return out
 
 
@@ -207,7 +235,7 @@ def turning_starts(clips: list, rng: np.random.Generator, count: int = TURNING_S
     the facing, the body turning on the way."""
     out = []
     for clip in clips:
-        if not (clip.category == "start" or "_stop" in clip.name):
+        if clip.category not in ("start", "stop-and-go"):
             continue
         for onset in setting_off_frames(clip):
             for angle in rng.choice(TURNING_START_ANGLES, count, replace=False):
@@ -258,12 +286,12 @@ TERRAIN_SHARE = 0.5             # of the synthesised clips walked over rolling g
 TERRAIN_AMPLITUDE = (5.0, 30.0)  # units: gentle swells to steep hills
 
 
-def windows(clips: list, seed: int = SYNTHESIS_SEED) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training windows of the extended clips and their mirrors, a share of them on random
     rolling ground so that the terrain inputs carry information."""
     rng = np.random.default_rng(seed + 1)
     parts = []
-    for clip in extended(clips, seed):
+    for clip in extended(clips, seed, jumps):
         clip = plant_feet(clip)
         for version in (clip, mirror_clip(clip)):
             if version.ground is None and rng.random() < TERRAIN_SHARE:
@@ -296,9 +324,10 @@ def train_from_folder(args, log=None) -> Path:
     clips = load_clips(folder, log)
     held_out = held_out_clips(clips)
     training = [c for c in clips if not any(c is h for h in held_out)]
-    X, Y, P = windows(training)
+    jumps = getattr(args, "jumps_over_bars", False)
+    X, Y, P = windows(training, jumps=jumps)
     try:
-        validation = windows(held_out) if held_out else None
+        validation = windows(held_out, jumps=jumps) if held_out else None
     except PfnnError:
         validation = None
         log("the held-out clips give no whole window: training without validation")
@@ -321,6 +350,7 @@ def train_from_folder(args, log=None) -> Path:
                   f"and mirrors; {config.epochs} epochs, input noise {config.input_noise}, "
                   + (f"pose noise {config.pose_noise}, " if config.pose_noise is not None else "")
                   + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 else "")
+                  + ("with the jumps over bars, " if jumps else "")
                   + f"hidden {config.hidden}, seed {config.seed}."
                   + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")
                   + (" " + CMU_ACKNOWLEDGEMENT if "bvh" in sources else ""))

@@ -266,6 +266,7 @@ def stop_and_go(clip: Clip, stop_frame: int, slow_down: float, hold: float, spee
     # standing contacts hovered about the lock threshold and the feet crept).
     made.contacts[hold_frames] = 1.0
     made.gaits = labels.gait_weights(made.positions, made.contacts > 0.5, FPS).astype(np.float32)
+    made.category = "stop-and-go"
     return made
 
 
@@ -477,6 +478,123 @@ def transition(a: Clip, b: Clip, before: float, blend: float, after: float, name
     gaits = ((1 - weights)[:, None] * first.gaits + weights[:, None] * second.gaits).astype(np.float32)
     return Clip(name or f"{a.name}_to_{b.name}", positions.astype(np.float32), world.astype(np.float32),
                 np.mod(phase, 1.0), gaits, contacts, a.source)
+
+
+def running_jump(run: Clip, jump: Clip, before: float = 2.0, after: float = 2.0, blend_in: float = 0.3,
+                 blend_out: float = 0.3) -> Clip | None:
+    """A jump taken at the pace of a looped gait: `run`'s steps carry the root throughout (so the
+    flight keeps the run's speed), and the body's pose changes into `jump`'s (a one-shot clip
+    holding one jump, in its own root frame) over `blend_in` seconds up to its take-off, holds it
+    through the flight and changes back over `blend_out` seconds from its landing. The phase runs
+    on from the run's into the jump's own labels and back. The captured jumps all set off from
+    standing, and a network jogging into a jump area shook through a jump it had never seen at
+    that pace. None if `jump` has no flight long enough."""
+    airborne = ~np.any(jump.contacts > 0.5, axis=1)
+    spells, count = ndimage.label(airborne)
+    if count == 0:
+        return None
+    longest = np.argmax(ndimage.sum(airborne, spells, index=np.arange(1, count + 1))) + 1
+    flight = np.flatnonzero(spells == longest)
+    ramp_in, ramp_out = int(blend_in * FPS), int(blend_out * FPS)
+    first, last = int(flight[0]) - ramp_in, int(flight[-1]) + ramp_out
+    if len(flight) < 0.15 * FPS or first < 0:
+        return None
+    table = CycleTable(run)
+    positions = jump.positions.astype(np.float64)
+    yaw = np.unwrap(facing_yaw(positions))
+    local = np.stack([yaw_matrix(-a, np.float64) for a in yaw])
+    root = positions[:, 0] * np.array([1.0, 0.0, 1.0])
+    body = np.einsum("tij,tkj->tki", local, positions - root[:, None])
+    jump_rotations = matrix_to_quat(local[:, None] @ jump.rotations.astype(np.float64))
+    jump_phase = np.unwrap(jump.phase * 2 * np.pi) / (2 * np.pi)
+    lead, tail = int(before * FPS), int(after * FPS)
+    # A take that ends soon after landing holds its last pose while the run takes over again.
+    source = np.minimum(np.concatenate([np.full(lead, first), np.arange(first, last + 1), np.full(tail, last)]),
+                        jump.frames - 1)
+    ease = lambda t: t * t * (3 - 2 * t)      # noqa: E731
+    weights = np.concatenate([np.zeros(lead), ease(np.linspace(0, 1, ramp_in, endpoint=False)),
+                              np.ones(len(flight)), ease(np.linspace(1, 0, ramp_out + 1))[1:], np.zeros(tail)])
+    count = len(weights)
+    # The run's phase at the start is chosen so that it meets the jump's own phase when the
+    # blend begins: the jump's poses keep the phases they were labelled with.
+    p = float(jump_phase[first]) - sum(table.step for _ in range(lead))
+    out_positions, out_rotations = np.empty((count, 31, 3)), np.empty((count, 31, 4))
+    contacts, phase, yaws = np.empty((count, 4), np.float32), np.empty(count), np.empty(count)
+    gaits = np.empty((count, 6))
+    here, heading = np.zeros(3), 0.0
+    for k, (w, f) in enumerate(zip(weights, source)):
+        body_run, rot_run, vel_run, turn_run, con_run = table.sample(p)
+        turning = yaw_matrix(heading, np.float64)
+        out_positions[k] = ((1 - w) * body_run + w * body[f]) @ turning.T + here
+        out_rotations[k] = quat_slerp(rot_run, jump_rotations[f], np.full(31, w))
+        contacts[k] = con_run if w < 0.5 else jump.contacts[f]
+        gaits[k] = (1 - w) * table.gaits + w * jump.gaits[f]
+        phase[k], yaws[k] = p, heading
+        here = here + turning @ vel_run
+        heading += (1 - w) * turn_run
+        jump_step = jump_phase[min(f + 1, jump.frames - 1)] - jump_phase[f]
+        p += (1 - w) * table.step + w * jump_step
+    turns = np.stack([yaw_matrix(a, np.float64) for a in yaws])
+    world = turns[:, None] @ quat_to_matrix(out_rotations)
+    return Clip(f"{run.name}_jump_{jump.name}", out_positions.astype(np.float32), world.astype(np.float32),
+                np.mod(phase, 1.0), gaits.astype(np.float32), contacts, run.source)
+
+
+class BarGround:
+    """Flat ground with one straight bar across it: a raised-cosine ridge `height` units high and
+    2 * `half_width` units wide at its foot, centred on `centre` (x, z) and running across `along`
+    (a unit horizontal direction), as the bars of the jump course."""
+
+    def __init__(self, centre: np.ndarray, along: np.ndarray, height: float, half_width: float):
+        self.centre, self.along = np.asarray(centre, np.float64), np.asarray(along, np.float64)
+        self.height, self.half_width = float(height), float(half_width)
+
+    def profile(self, distance: np.ndarray) -> np.ndarray:
+        """0 ... 1: the bar's height at `distance` units from its centre line, over its height."""
+        inside = np.abs(distance) < self.half_width
+        return np.where(inside, 0.5 * (1 + np.cos(np.pi * np.clip(distance / self.half_width, -1, 1))), 0.0)
+
+    def __call__(self, x, z):
+        x, z = np.asarray(x, np.float64), np.asarray(z, np.float64)
+        distance = (x - self.centre[0]) * self.along[0] + (z - self.centre[1]) * self.along[1]
+        return self.height * self.profile(distance)
+
+
+BAR_CLEARANCE = 3.0     # units every heel and toe stays above a bar synthesised under a jump
+
+
+def over_a_bar(clip: Clip, height: float, half_width: float) -> Clip | None:
+    """The clip (holding one jump) on flat ground with a bar under its flight, placed where the
+    feet clear it most and lowered to `height` or what they clear by BAR_CLEARANCE, so that no
+    foot touches it. The jump course's bars are narrow ridges whose height passes under the
+    trajectory in a few frames; on smooth ground alone a network lifted its body with them.
+    None if the feet cannot clear a bar of half that height."""
+    airborne = ~np.any(clip.contacts > 0.5, axis=1)
+    spells, count = ndimage.label(airborne)
+    if count == 0:
+        return None
+    longest = np.argmax(ndimage.sum(airborne, spells, index=np.arange(1, count + 1))) + 1
+    flight = np.flatnonzero(spells == longest)
+    root = clip.positions[:, 0, [0, 2]].astype(np.float64)
+    along = root[flight[-1]] - root[flight[0]]
+    if np.linalg.norm(along) < 1e-6:
+        return None
+    along /= np.linalg.norm(along)
+    feet = clip.positions[:, [4, 5, 9, 10]].astype(np.float64)
+    best, best_height = None, 0.0
+    for frame in flight:
+        bar = BarGround(root[frame], along, 1.0, half_width)
+        under = bar(feet[..., 0], feet[..., 2])
+        over = under > 1e-3
+        clear = float(np.min((feet[..., 1][over] - BAR_CLEARANCE) / under[over])) if over.any() else np.inf
+        if clear > best_height:
+            best, best_height = frame, clear
+    if best is None or best_height < 0.5 * height:
+        return None
+    made = Clip(clip.name + "_bar", clip.positions, clip.rotations, clip.phase, clip.gaits, clip.contacts,
+                clip.source, BarGround(root[best], along, min(height, best_height), half_width), clip.category,
+                clip.one_shot)
+    return made
 
 
 class RollingGround:

@@ -382,11 +382,8 @@ def captured_jump():
 
 
 def _flight(clip) -> np.ndarray:
-    from scipy import ndimage
-    airborne = ~np.any(clip.contacts > 0.5, axis=1)
-    spells, count = ndimage.label(airborne)
-    sizes = ndimage.sum(airborne, spells, index=np.arange(1, count + 1))
-    return np.flatnonzero(spells == np.argmax(sizes) + 1)
+    from pfnn_demo.tools.train.labels import longest_flight
+    return longest_flight(clip.contacts > 0.5)
 
 
 def test_a_running_jump_keeps_the_pace_through_a_flight_labelled_as_a_jump(looped_run, captured_jump):

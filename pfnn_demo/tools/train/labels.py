@@ -128,16 +128,24 @@ TAKE_OFF = 0.25      # seconds before leaving the ground that a jump is labelled
 LANDING = 0.2        # seconds after landing that it still is (absorbing the impact)
 
 
+def longest_flight(contacts: np.ndarray) -> np.ndarray:
+    """Frames of the longest spell with no heel or toe in contact (`contacts`: (T, 4) bool);
+    empty if the feet never leave the ground."""
+    airborne = ~np.any(contacts, axis=1)
+    spells, count = ndimage.label(airborne)
+    if count == 0:
+        return np.zeros(0, int)
+    longest = np.argmax(ndimage.sum(airborne, spells, index=np.arange(1, count + 1))) + 1
+    return np.flatnonzero(spells == longest)
+
+
 def jump_weights(contacts: np.ndarray, fps: float) -> np.ndarray:
     """(T,) jump weight of a clip known to hold one jump: 1 from TAKE_OFF seconds before its
     longest flight (no heel or toe in contact) to LANDING seconds after it, ramping over 0.1 s."""
-    airborne = ~np.any(contacts, axis=1)
-    spells, count = ndimage.label(airborne)
     weight = np.zeros(len(contacts))
-    if count == 0:
+    frames = longest_flight(contacts)
+    if not len(frames):
         return weight
-    longest = np.argmax(ndimage.sum(airborne, spells, index=np.arange(1, count + 1))) + 1
-    frames = np.flatnonzero(spells == longest)
     first = max(frames[0] - int(TAKE_OFF * fps), 0)
     last = min(frames[-1] + int(LANDING * fps), len(weight) - 1)
     weight[first:last + 1] = 1.0

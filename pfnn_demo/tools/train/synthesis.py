@@ -489,15 +489,12 @@ def running_jump(run: Clip, jump: Clip, before: float = 2.0, after: float = 2.0,
     on from the run's into the jump's own labels and back. The captured jumps all set off from
     standing, and a network jogging into a jump area shook through a jump it had never seen at
     that pace. None if `jump` has no flight long enough."""
-    airborne = ~np.any(jump.contacts > 0.5, axis=1)
-    spells, count = ndimage.label(airborne)
-    if count == 0:
+    flight = labels.longest_flight(jump.contacts > 0.5)
+    if len(flight) < 0.15 * FPS:
         return None
-    longest = np.argmax(ndimage.sum(airborne, spells, index=np.arange(1, count + 1))) + 1
-    flight = np.flatnonzero(spells == longest)
     ramp_in, ramp_out = int(blend_in * FPS), int(blend_out * FPS)
     first, last = int(flight[0]) - ramp_in, int(flight[-1]) + ramp_out
-    if len(flight) < 0.15 * FPS or first < 0:
+    if first < 0:
         return None
     table = CycleTable(run)
     positions = jump.positions.astype(np.float64)
@@ -517,7 +514,7 @@ def running_jump(run: Clip, jump: Clip, before: float = 2.0, after: float = 2.0,
     count = len(weights)
     # The run's phase at the start is chosen so that it meets the jump's own phase when the
     # blend begins: the jump's poses keep the phases they were labelled with.
-    p = float(jump_phase[first]) - sum(table.step for _ in range(lead))
+    p = float(jump_phase[first]) - lead * table.step
     out_positions, out_rotations = np.empty((count, 31, 3)), np.empty((count, 31, 4))
     contacts, phase, yaws = np.empty((count, 4), np.float32), np.empty(count), np.empty(count)
     gaits = np.empty((count, 6))
@@ -569,12 +566,9 @@ def over_a_bar(clip: Clip, height: float, half_width: float) -> Clip | None:
     foot touches it. The jump course's bars are narrow ridges whose height passes under the
     trajectory in a few frames; on smooth ground alone a network lifted its body with them.
     None if the feet cannot clear a bar of half that height."""
-    airborne = ~np.any(clip.contacts > 0.5, axis=1)
-    spells, count = ndimage.label(airborne)
-    if count == 0:
+    flight = labels.longest_flight(clip.contacts > 0.5)
+    if not len(flight):
         return None
-    longest = np.argmax(ndimage.sum(airborne, spells, index=np.arange(1, count + 1))) + 1
-    flight = np.flatnonzero(spells == longest)
     root = clip.positions[:, 0, [0, 2]].astype(np.float64)
     along = root[flight[-1]] - root[flight[0]]
     if np.linalg.norm(along) < 1e-6:
@@ -591,10 +585,9 @@ def over_a_bar(clip: Clip, height: float, half_width: float) -> Clip | None:
             best, best_height = frame, clear
     if best is None or best_height < 0.5 * height:
         return None
-    made = Clip(clip.name + "_bar", clip.positions, clip.rotations, clip.phase, clip.gaits, clip.contacts,
+    return Clip(clip.name + "_bar", clip.positions, clip.rotations, clip.phase, clip.gaits, clip.contacts,
                 clip.source, BarGround(root[best], along, min(height, best_height), half_width), clip.category,
                 clip.one_shot)
-    return made
 
 
 class RollingGround:

@@ -117,9 +117,10 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     x_mean, x_std, y_mean, y_std = normalisation
-    Xn = torch.as_tensor((X - x_mean) / x_std, dtype=torch.float32)
-    Yn = torch.as_tensor((Y - y_mean) / y_std, dtype=torch.float32)
-    Pt = torch.as_tensor(P, dtype=torch.float32)
+    # On an accelerator the whole set lives there: no copy per batch.
+    Xn = torch.as_tensor((X - x_mean) / x_std, dtype=torch.float32).to(config.device)
+    Yn = torch.as_tensor((Y - y_mean) / y_std, dtype=torch.float32).to(config.device)
+    Pt = torch.as_tensor(P, dtype=torch.float32).to(config.device)
     noise = torch.as_tensor(input_noise_scale(X.shape[1], config)).to(config.device)
     noisy = bool(noise.any())
     model = build_model(torch, X.shape[1], Y.shape[1], config.hidden, config.keep_probability).to(config.device)
@@ -138,29 +139,29 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     bar = _progress(progress)
     for epoch in range(start_epoch, config.epochs):
         model.train()
-        order = torch.as_tensor(rng.permutation(len(X)))
+        order = torch.as_tensor(rng.permutation(len(X))).to(config.device)
         started, total = time.perf_counter(), 0.0
         with bar(total=batches, desc=f"epoch {epoch + 1}/{config.epochs}") as meter:
             for b in range(batches):
                 index = order[b * config.batch_size:(b + 1) * config.batch_size]
                 for group in optimiser.param_groups:
                     group["lr"] = learning_rate(config, (epoch * batches + b) / (config.epochs * batches))
-                inputs = Xn[index].to(config.device)
+                inputs = Xn[index]
                 if noisy:   # robustness to the runtime's own, imperfect feedback
                     inputs = inputs + noise * torch.randn_like(inputs)
-                phases = Pt[index].to(config.device)
+                phases = Pt[index]
                 if config.phase_noise > 0:
                     phases = phases + config.phase_noise * torch.randn_like(phases)
                 prediction = model(inputs, phases)
-                loss = torch.mean((prediction - Yn[index].to(config.device)) ** 2) + config.l1 * model.l1()
+                loss = torch.mean((prediction - Yn[index]) ** 2) + config.l1 * model.l1()
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
-                total += float(loss.detach())
+                total = total + loss.detach()   # read back only now and then: a read waits for the device
                 meter.update(1)
                 if b % 50 == 0:
-                    meter.set_postfix(loss=f"{total / (b + 1):.4f}")
-        entry = {"epoch": epoch + 1, "train_loss": total / batches, "seconds": time.perf_counter() - started}
+                    meter.set_postfix(loss=f"{float(total) / (b + 1):.4f}")
+        entry = {"epoch": epoch + 1, "train_loss": float(total) / batches, "seconds": time.perf_counter() - started}
         if validation is not None:
             entry["validation_loss"] = evaluate(model, *validation, normalisation, config)
         history.append(entry)
@@ -197,10 +198,18 @@ def evaluate(model, X, Y, P, normalisation, config: TrainConfig) -> float:
     torch = _torch()
     x_mean, x_std, y_mean, y_std = normalisation
     model.eval()
+    total = 0.0
     with torch.no_grad():
-        prediction = model(torch.as_tensor((X - x_mean) / x_std, dtype=torch.float32),
-                           torch.as_tensor(P, dtype=torch.float32))
-        return float(torch.mean((prediction - torch.as_tensor((Y - y_mean) / y_std, dtype=torch.float32)) ** 2))
+        for start in range(0, len(X), EVALUATION_BATCH):
+            part = slice(start, start + EVALUATION_BATCH)
+            prediction = model(torch.as_tensor((X[part] - x_mean) / x_std, dtype=torch.float32).to(config.device),
+                               torch.as_tensor(P[part], dtype=torch.float32).to(config.device))
+            target = torch.as_tensor((Y[part] - y_mean) / y_std, dtype=torch.float32).to(config.device)
+            total += float(torch.sum((prediction - target) ** 2))
+    return total / (len(X) * Y.shape[1])
+
+
+EVALUATION_BATCH = 65536   # validation windows per forward pass: bounds the memory it takes
 
 
 def export(model, normalisation, path: Path, provenance: str) -> NetworkWeights:

@@ -115,9 +115,13 @@ def test_wanderers_crouch_through_the_crouch_area():
         crowd.step(controls)
         x, z = crowd.root_positions[1, [0, 2]]
         if abs(x - cx) < size_x / 2 - 30 and abs(z - cz) < size_z / 2 - 30:
-            inside.append((bool(controls.crouch[1]), crowd.gaits[1, 3]))
-    assert len(inside) > 30, "the wanderer never reached the tunnel"
-    assert all(flag for flag, _ in inside) and np.mean([g for _, g in inside]) > 0.3
+            inside.append((bool(controls.crouch[1]), crowd.gaits[1, 3], bool(np.any(controls.move[1]))))
+    walking = [gait for _, gait, pushed in inside if pushed]
+    assert len(walking) > 30, "the wanderer never walked into the tunnel"
+    assert all(flag for flag, _, _ in inside)
+    # Crouched while it walks through; at its goal inside it stands, and standing outweighs
+    # crouching in the gait (spec 6.4), so those frames are left out.
+    assert np.mean(walking) > 0.3
 
 
 def test_headless_crowd_records_every_character_and_one_replays_alone(tmp_path, capsys):

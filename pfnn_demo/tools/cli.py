@@ -172,9 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="std of noise on the previous pose's inputs (joint positions and velocities) "
                               "instead of --input-noise; more than on the trajectory makes the network follow "
                               "the stick rather than carry on with its pose (default %(default)s)")
-    trainer.add_argument("--jumps-over-bars", action="store_true",
-                         help="also train on the data's jumps taken over a bar, from standing and at walking and "
-                              "jogging pace (not in the shipped recipe: see the README, Training)")
+    trainer.add_argument("--no-jumps-over-bars", action="store_true",
+                         help="leave out the data's jumps taken over a bar, from standing and at walking and "
+                              "jogging pace (they are in the shipped recipe)")
     trainer.add_argument("--seed", type=int, default=recipe.seed, help="random seed (default %(default)s)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")

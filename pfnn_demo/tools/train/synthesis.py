@@ -481,7 +481,7 @@ def transition(a: Clip, b: Clip, before: float, blend: float, after: float, name
 
 
 def running_jump(run: Clip, jump: Clip, before: float = 2.0, after: float = 2.0, blend_in: float = 0.3,
-                 blend_out: float = 0.3) -> Clip | None:
+                 blend_out: float = 0.5) -> Clip | None:
     """A jump taken at the pace of a looped gait: `run`'s steps carry the root throughout (so the
     flight keeps the run's speed), and the body's pose changes into `jump`'s (a one-shot clip
     holding one jump, in its own root frame) over `blend_in` seconds up to its take-off, holds it

@@ -499,7 +499,7 @@ def running_jump(run: Clip, jump: Clip, before: float = 2.0, after: float = 2.0,
     table = CycleTable(run)
     positions = jump.positions.astype(np.float64)
     yaw = np.unwrap(facing_yaw(positions))
-    local = np.stack([yaw_matrix(-a, np.float64) for a in yaw])
+    local = yaw_matrix(-yaw, np.float64)
     root = positions[:, 0] * np.array([1.0, 0.0, 1.0])
     body = np.einsum("tij,tkj->tki", local, positions - root[:, None])
     jump_rotations = matrix_to_quat(local[:, None] @ jump.rotations.astype(np.float64))
@@ -531,8 +531,7 @@ def running_jump(run: Clip, jump: Clip, before: float = 2.0, after: float = 2.0,
         heading += (1 - w) * turn_run
         jump_step = jump_phase[min(f + 1, jump.frames - 1)] - jump_phase[f]
         p += (1 - w) * table.step + w * jump_step
-    turns = np.stack([yaw_matrix(a, np.float64) for a in yaws])
-    world = turns[:, None] @ quat_to_matrix(out_rotations)
+    world = yaw_matrix(yaws, np.float64)[:, None] @ quat_to_matrix(out_rotations)
     return Clip(f"{run.name}_jump_{jump.name}", out_positions.astype(np.float32), world.astype(np.float32),
                 np.mod(phase, 1.0), gaits.astype(np.float32), contacts, run.source)
 

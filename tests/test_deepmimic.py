@@ -431,14 +431,16 @@ def test_a_bar_under_a_jump_is_cleared_by_every_foot_and_feeds_the_terrain_input
 
 
 def test_jumps_over_bars_take_each_jump_from_standing_and_at_the_slowest_jog_speeds(looped_run, captured_jump):
-    from pfnn_demo.tools.train.pipeline import RUNNING_JUMP_JOGS, jumps_over_bars
+    from pfnn_demo.tools.train.pipeline import BARS_PER_JUMP, RUNNING_JUMP_JOGS, jumps_over_bars
     from pfnn_demo.tools.train.synthesis import BarGround, at_speed, speed_changes, speed_of
 
     made = jumps_over_bars([], [looped_run], [captured_jump], np.random.default_rng(0))
     speeds = speed_changes(looped_run)
     assert len(speeds) > RUNNING_JUMP_JOGS
-    assert len(made) == 1 + RUNNING_JUMP_JOGS     # from standing, then at the slowest jog speeds
+    # from standing, then at the slowest jog speeds, each over BARS_PER_JUMP different bars
+    assert len(made) == BARS_PER_JUMP * (1 + RUNNING_JUMP_JOGS)
+    assert len({clip.ground.half_width for clip in made}) == len(made)      # every bar another one
     next_speed = speed_of(at_speed(looped_run, *speeds[RUNNING_JUMP_JOGS]))
     assert all(speed_of(clip) < next_speed for clip in made[1:])
     assert all(isinstance(clip.ground, BarGround) and clip.ground.height >= 7.0 for clip in made)
-    assert made[0].frames == captured_jump.frames and made[1].frames > captured_jump.frames + 200
+    assert made[0].frames == captured_jump.frames and made[-1].frames > captured_jump.frames + 200

@@ -393,3 +393,25 @@ def test_shake_sources_split_the_shaking_between_the_phase_and_the_inputs():
     # The shipped network's weights do change along the cycle (phase noise in training keeps that
     # change slow: its phase part is a few percent of its shaking).
     assert shipped["phase alone"] > 1e3 * steady["phase alone"] and shipped["phase alone"] > 1.0
+
+
+def test_open_tracking_leaves_out_the_frames_against_a_wall(tmp_path):
+    """Jogging straight into a wall: the character stops there while the stick still pushes, so
+    tracking counts the wall; open tracking leaves those frames out."""
+    from pfnn_demo.resources import default_network_path
+    from pfnn_demo.sim.input_script import InputScript
+    from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
+    from pfnn_demo.sim.scene import load_scene
+    from pfnn_demo.sim.weights import load_weights
+    from pfnn_demo.tools.evaluation import metrics, record
+
+    script_path = tmp_path / "into_the_wall.json"
+    script_path.write_text('{"scene": "plaza", "segments": [{"duration": 12.0, "move": [0, 1], "jog": 1.0, '
+                           '"camera_yaw": 0}]}')
+    scene = load_scene("plaza")
+    recording = record(PhaseFunctionedNetwork(load_weights(default_network_path()), "cubic"), scene,
+                       InputScript.load(script_path))
+    against_wall = recording["gait"][1:, 5] >= 0.5
+    assert 0.1 < against_wall.mean() < 0.9, against_wall.mean()
+    result = metrics(recording, scene.heightmap, scene.areas.walls)
+    assert result["open tracking"] < 0.75 * result["tracking"], result

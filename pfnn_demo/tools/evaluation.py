@@ -3,6 +3,9 @@
   foot skate      mean horizontal speed (units/s) of heel and toe joints on frames of their contact
   contact height  mean height (units) of toe joints above the terrain on frames of their contact
   tracking        mean distance (units/s) between the root's velocity and the target velocity
+  open tracking   the same on frames away from walls only (bump gait under 0.5): at a wall the
+                  stick may push into it, the trajectory stops there and so does the character,
+                  so `tracking` also counts how long a path spends against walls
   turn time       seconds until the root faces within 20 degrees of a reversed stick direction
   phase speed     gait cycles per second while walking and while jogging
   jitter          mean joint acceleration (units/s^2), lower is smoother
@@ -36,7 +39,7 @@ from ..sim.scene import steps_crossing_walls
 from ..sim.recording import Recorder
 
 FPS = 60
-METRICS = ("completed", "foot skate", "contact height", "tracking", "turn time", "phase speed walk",
+METRICS = ("completed", "foot skate", "contact height", "tracking", "open tracking", "turn time", "phase speed walk",
            "phase speed jog", "jitter", "shake", "standing feet", "bone length", "raw bone length", "wall crossings")
 STANDING_AFTER = 1.0     # seconds after the stick is released that the feet must be still
 
@@ -67,11 +70,13 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
     tracking = np.linalg.norm((velocity - target)[:, [0, 2]], axis=1)
     phase_rate = np.mod(np.diff(recording["phase"]), 2 * np.pi) / (2 * np.pi) * FPS
     gait = recording["gait"][1:]
+    open_ground = gait[:, 5] < 0.5
     return {
         "completed": float(recording.get("completed", 1.0)),
         "foot skate": float(speed[in_contact].mean()) if in_contact.any() else math.nan,
         "contact height": float(toe_height[toe_contact].mean()) if toe_contact.any() else math.nan,
         "tracking": float(tracking.mean()),
+        "open tracking": float(tracking[open_ground].mean()) if open_ground.any() else math.nan,
         "turn time": turn_time(recording),
         "phase speed walk": float(phase_rate[gait[:, 1] > 0.5].mean()) if np.any(gait[:, 1] > 0.5) else math.nan,
         "phase speed jog": float(phase_rate[gait[:, 2] > 0.5].mean()) if np.any(gait[:, 2] > 0.5) else math.nan,

@@ -188,9 +188,9 @@ BARS_PER_JUMP = 2
 
 def jumps_over_bars(walks: list, jogs: list, jumps: list, rng: np.random.Generator) -> list:
     """Every captured jump taken over a bar (synthesis.over_a_bar), BARS_PER_JUMP times, each
-    time a bar of another height and width: from standing, as captured, and from every jog at its RUNNING_JUMP_JOGS slowest speeds and
-    from every walk at its two fastest (synthesis.running_jump), as in the jump course, where the
-    stick keeps pushing on over the bars."""
+    time a bar of another height and width: from standing, as captured, and from every jog at its
+    RUNNING_JUMP_JOGS slowest speeds and from every walk at its two fastest (synthesis.running_jump),
+    as in the jump course, where the stick keeps pushing on over the bars."""
     out = []
     runs = [at_speed(jog, *change) for jog in jogs for change in speed_changes(jog)[:RUNNING_JUMP_JOGS]]
     runs += [at_speed(walk, *change) for walk in walks for change in speed_changes(walk)[-2:]]

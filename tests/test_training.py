@@ -402,6 +402,7 @@ def test_open_tracking_leaves_out_the_frames_against_a_wall(tmp_path):
     from pfnn_demo.sim.input_script import InputScript
     from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
     from pfnn_demo.sim.scene import load_scene
+    from pfnn_demo.sim.trajectory import BUMP
     from pfnn_demo.sim.weights import load_weights
     from pfnn_demo.tools.evaluation import metrics, record
 
@@ -411,7 +412,7 @@ def test_open_tracking_leaves_out_the_frames_against_a_wall(tmp_path):
     scene = load_scene("plaza")
     recording = record(PhaseFunctionedNetwork(load_weights(default_network_path()), "cubic"), scene,
                        InputScript.load(script_path))
-    against_wall = recording["gait"][1:, 5] >= 0.5
+    against_wall = recording["gait"][1:, BUMP] >= 0.5
     assert 0.1 < against_wall.mean() < 0.9, against_wall.mean()
     result = metrics(recording, scene.heightmap, scene.areas.walls)
     assert result["open tracking"] < 0.75 * result["tracking"], result

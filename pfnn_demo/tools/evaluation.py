@@ -37,10 +37,11 @@ from ..sim.headless import simulate
 from ..sim.input_script import InputScript
 from ..sim.scene import steps_crossing_walls
 from ..sim.recording import Recorder
+from ..sim.trajectory import BUMP
 
 FPS = 60
-METRICS = ("completed", "foot skate", "contact height", "tracking", "open tracking", "turn time", "phase speed walk",
-           "phase speed jog", "jitter", "shake", "standing feet", "bone length", "raw bone length", "wall crossings")
+METRICS = ("completed", "foot skate", "contact height", "tracking", "open tracking", "turn time",
+           "phase speed walk", "phase speed jog", "jitter", "shake", "standing feet", "bone length", "raw bone length", "wall crossings")
 STANDING_AFTER = 1.0     # seconds after the stick is released that the feet must be still
 
 
@@ -70,7 +71,7 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
     tracking = np.linalg.norm((velocity - target)[:, [0, 2]], axis=1)
     phase_rate = np.mod(np.diff(recording["phase"]), 2 * np.pi) / (2 * np.pi) * FPS
     gait = recording["gait"][1:]
-    open_ground = gait[:, 5] < 0.5
+    open_ground = gait[:, BUMP] < 0.5
     return {
         "completed": float(recording.get("completed", 1.0)),
         "foot skate": float(speed[in_contact].mean()) if in_contact.any() else math.nan,

@@ -416,3 +416,28 @@ def test_open_tracking_leaves_out_the_frames_against_a_wall(tmp_path):
     assert 0.1 < against_wall.mean() < 0.9, against_wall.mean()
     result = metrics(recording, scene.heightmap, scene.areas.walls)
     assert result["open tracking"] < 0.75 * result["tracking"], result
+
+
+def test_root_motion_and_future_trajectory_weigh_more_in_the_loss():
+    from pfnn_demo.tools.train.database import (FUTURE_TRAJECTORY_WEIGHT, ROOT_MOTION_WEIGHT,
+                                                normalisation)
+
+    walk_clip = clip_from_motion(load_deepmimic_walk(), "walk")
+    X, Y, _ = clip_windows(walk_clip)
+    _, _, y_mean, y_std = normalisation(X, Y)
+    error = 0.1 * Y.std(axis=0)             # the same error, relative to each output's own spread
+    loss = (error / y_std) ** 2
+    velocity, pose = OUTPUT["root_velocity"], OUTPUT["joint_positions"]
+    future = slice(OUTPUT["future_x"].start, OUTPUT["future_direction_z"].stop)
+    # An error in the root's velocity costs ROOT_MOTION_WEIGHT^2 times what the same relative
+    # error in its group would without the weighting; the future trajectory likewise.
+    unweighted_velocity = (error[velocity] / Y[:, velocity].std(axis=0).mean()) ** 2
+    assert np.allclose(loss[velocity], ROOT_MOTION_WEIGHT ** 2 * unweighted_velocity, rtol=1e-4)
+    assert ROOT_MOTION_WEIGHT > 1 and FUTURE_TRAJECTORY_WEIGHT > 1
+    assert loss[future].mean() > loss[pose].mean()
+    assert np.all(np.isfinite(loss[velocity])) and np.all(y_std > 0)
+
+
+def load_deepmimic_walk():
+    from pfnn_demo.motion.deepmimic import load_deepmimic
+    return load_deepmimic(REPO_DATA / "motions" / "humanoid3d_walk.txt", 3.0)

@@ -41,7 +41,8 @@ from ..sim.trajectory import BUMP
 
 FPS = 60
 METRICS = ("completed", "foot skate", "contact height", "tracking", "open tracking", "turn time",
-           "phase speed walk", "phase speed jog", "jitter", "shake", "standing feet", "bone length", "raw bone length", "wall crossings")
+           "phase speed walk", "phase speed jog", "jitter", "shake", "standing feet", "bone length",
+           "raw bone length", "wall crossings")
 STANDING_AFTER = 1.0     # seconds after the stick is released that the feet must be still
 
 

@@ -233,14 +233,17 @@ def clip_windows(clip: Clip, terrain_height=None) -> tuple[np.ndarray, np.ndarra
     return X.astype(np.float32), Y.astype(np.float32), phase[frames].astype(np.float32)
 
 
-# Joints masked out of the input (helpers with zero offset, fingers and thumbs, spec 9.5).
 # The root's velocity and turn are 3 of the 311 outputs, yet they are what carries the character
 # where the player steers: their errors count this many times (squared) as much as their share.
 ROOT_MOTION_WEIGHT = 3.0
 # The predicted future trajectory is fed back as the next frame's near future (the stick only
 # bends its far end, spec 6.5): an error there that straightens a turn delays every change of way.
 FUTURE_TRAJECTORY_WEIGHT = 2.0
+OUTPUT_WEIGHTS = {"root_velocity": ROOT_MOTION_WEIGHT, "root_turn": ROOT_MOTION_WEIGHT,
+                  "future_x": FUTURE_TRAJECTORY_WEIGHT, "future_z": FUTURE_TRAJECTORY_WEIGHT,
+                  "future_direction_x": FUTURE_TRAJECTORY_WEIGHT, "future_direction_z": FUTURE_TRAJECTORY_WEIGHT}
 
+# Joints masked out of the input (helpers with zero offset, fingers and thumbs, spec 9.5).
 MASKED_JOINTS = (1, 6, 11, 14, 17, 21, 22, 23, 24, 28, 29, 30)
 
 
@@ -266,9 +269,8 @@ def normalisation(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray,
                 OUTPUT["joint_positions"], OUTPUT["joint_velocities"], OUTPUT["joint_rotations"]]
     for group in groups_y:
         shared_y[group] = y_std[group].mean()
-    for key in ("root_velocity", "root_turn"):
-        shared_y[OUTPUT[key]] /= ROOT_MOTION_WEIGHT
-    shared_y[OUTPUT["future_x"].start:OUTPUT["future_direction_z"].stop] /= FUTURE_TRAJECTORY_WEIGHT
+    for key, weight in OUTPUT_WEIGHTS.items():
+        shared_y[OUTPUT[key]] /= weight
     # A group that never varies (e.g. terrain on flat ground only) would divide by zero.
     shared_x = np.where(shared_x > 1e-6, shared_x, 1.0)
     shared_y = np.where(shared_y > 1e-6, shared_y, 1.0)

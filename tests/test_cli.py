@@ -72,7 +72,8 @@ def test_headless_run_writes_a_documented_recording(tmp_path):
         assert str(recording["scene"]) == "tunnel" and str(recording["mode"]) == "linear"
         assert int(recording["fps"]) == 60
         # IK off: the drawn pose is the network's, on the rest bone lengths.
-        np.testing.assert_allclose(recording["joint_positions"], keep_bone_lengths(recording["joint_positions_raw"]),
+        np.testing.assert_allclose(recording["joint_positions"],
+                                   keep_bone_lengths(recording["joint_positions_raw"], recording["joint_rotations"]),
                                    atol=1e-3)
 
 
@@ -166,3 +167,23 @@ def test_no_opengl_window_is_one_line_that_says_what_works_instead(capsys, monke
     error = err.strip().splitlines()[-1]
     assert error.startswith("pfnn-demo: error: cannot open an OpenGL window")
     assert "run --headless" in error and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["run", "--headless", "--script", "walk_circle", "--characters", "3", "--seed", "-5"], "--seed"),
+    (["run", "--headless", "--script", "walk_circle", "--characters", "0"], "--characters"),
+    (["run", "--headless", "--script", "walk_circle", "--frames", "ten"], "--frames"),
+    (["replay", "x.npz", "--bvh-scale", "-1"], "--bvh-scale"),
+    (["screenshot", "x.png", "--camera-distance", "nan"], "--camera-distance"),
+    (["screenshot", "x.png", "--frame", "-2"], "--frame"),
+    (["train", "--learning-rate", "0"], "--learning-rate"),
+    (["train", "--pose-noise", "inf"], "--pose-noise"),
+    (["retarget", "a.bvh", "b.bvh", "--seconds", "-3"], "--seconds"),
+])
+def test_a_bad_number_in_an_option_is_a_one_line_error(argv, option, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert len(errors) == 1 and f"argument {option}:" in errors[0] and "Traceback" not in err, err

@@ -44,11 +44,12 @@ def test_reset_input_equals_golden_first_frame(original_weights, golden_frame):
 @pytest.mark.parametrize("name", ["a_walk", "c_turn"])
 def test_reproduces_the_original_demo_under_its_scripts(original_weights, name):
     """Same pad input as the original demo's recording: inputs, outputs and poses agree frame by
-    frame (the poses as the original draws them: its raw bone lengths)."""
+    frame (the poses as the original draws them: its raw bone lengths and its hard limit of a
+    leg's reach)."""
     with np.load(require_shared(f"reference/oracle/{name}.npz")) as data:
         oracle = {key: data[key] for key in ("axes", "X", "Y", "root_position", "joint_positions", "phase")}
     controller = Controller(PhaseFunctionedNetwork(original_weights, "constant"), load_scene("plaza"),
-                            keep_bone_lengths=False, start_pose="mean")
+                            keep_bone_lengths=False, start_pose="mean", ik_soft_reach=0.0)
     worst = {"X": 0.0, "Y": 0.0, "root": 0.0, "joints": 0.0}
     for frame, axes in enumerate(oracle["axes"]):
         controller.step(InputState.from_sdl_axes(axes))
@@ -161,20 +162,32 @@ def test_foot_ik_holds_contact_feet_on_the_terrain_and_reduces_sliding(original_
     assert np.all((toe_heights > 0) & (toe_heights <= 5)), (toe_heights.min(), toe_heights.max())
 
 
+def _standing_pose() -> np.ndarray:
+    """(1, 31, 4, 4): the rest pose (no rotations) standing on the ground at height 0, knees a little
+    bent (the body 4 units lower, the knees 8 forward), so that the feet can be held a little
+    higher than they stand; a straight leg cannot reach up to them."""
+    from pfnn_demo.sim.skeleton import JOINT_COUNT, rest_pose_globals
+
+    pose = np.tile(np.eye(4, dtype=np.float32), (1, JOINT_COUNT, 1, 1))
+    pose[0, :, :3, 3] = rest_pose_globals()
+    pose[..., 1, 3] -= pose[0, :, 1, 3].min() - 4.0
+    feet = [4, 5, 9, 10]
+    pose[0, np.setdiff1d(np.arange(JOINT_COUNT), feet), 1, 3] -= 4.0
+    pose[0, [3, 8], 2, 3] += 8.0
+    return pose
+
+
 @pytest.mark.parametrize("heel_contacts, held", [(True, True), (False, False)])
 def test_a_foot_at_a_middling_contact_locks_only_on_a_project_network(heel_contacts, held):
     # A pfnn-demo network's planted feet often report contacts of 0.6-0.8: its IK locks from the
     # labels' midpoint (0.5), the original's at 0.8 (spec 7.5), so there the foot goes on drifting.
     from pfnn_demo.sim.foot_ik import FootIK
-    from pfnn_demo.sim.skeleton import JOINT_COUNT, rest_pose_globals
     from pfnn_demo.sim.terrain import Heightmap
 
     terrain = Heightmap(np.full((64, 64), 6.0, np.float32))    # above the feet: the knees bend to it
     ik = FootIK(1, use_heel_contacts=heel_contacts)
     ik.reset(0, 0.0)
-    pose = np.tile(np.eye(4, dtype=np.float32), (1, JOINT_COUNT, 1, 1))   # the rest pose: no rotations
-    pose[0, :, :3, 3] = rest_pose_globals()
-    pose[..., 1, 3] -= pose[0, :, 1, 3].min() - 4.0           # the rest pose standing on the ground
+    pose = _standing_pose()
     contacts = np.full((1, 4), 0.65)
     toes = []
     for frame in range(30):                                    # the body drifts 0.1 units a frame
@@ -190,15 +203,12 @@ def test_a_foot_back_in_contact_while_its_lock_fades_is_held_again():
     # the foot locks afresh where it is. (Left partly faded, as in the original demo, it was
     # partly pinned to its old spot and slid along with the drifting pose.)
     from pfnn_demo.sim.foot_ik import FootIK
-    from pfnn_demo.sim.skeleton import JOINT_COUNT, rest_pose_globals
     from pfnn_demo.sim.terrain import Heightmap
 
     terrain = Heightmap(np.full((64, 64), 6.0, np.float32))
     ik = FootIK(1, use_heel_contacts=True)
     ik.reset(0, 0.0)
-    pose = np.tile(np.eye(4, dtype=np.float32), (1, JOINT_COUNT, 1, 1))
-    pose[0, :, :3, 3] = rest_pose_globals()
-    pose[..., 1, 3] -= pose[0, :, 1, 3].min() - 4.0
+    pose = _standing_pose()
     toes = []
     for frame in range(60):                                    # the body drifts 0.1 units a frame
         contact = 0.3 if 10 <= frame < 14 else 0.9             # a four-frame dip: the fade is a third done

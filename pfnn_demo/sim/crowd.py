@@ -17,6 +17,7 @@ from .controls import GAIT_SMOOTH, Controls, gait_goals, update_targets
 from . import bone_lengths
 from .features import INPUT, INPUT_SIZE, read_output
 from .foot_ik import FootIK
+from .two_bone import SOFT_REACH
 from .phase_network import PhaseFunctionedNetwork
 from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y, yaw_matrix, yaw_of
 from .scene import Scene
@@ -25,13 +26,14 @@ from .trajectory import CURRENT, STAND, Trajectory
 
 JOINT_SMOOTH = 0.5
 TWO_PI = 2 * math.pi
+IK_FADE_FRAMES = 10    # foot IK switched on or off fades in or out over this many ticks
 DIVERGENCE_STDS = 1e4   # outputs farther than this from the mean (in standard deviations) are a failure
 
 
 class Crowd:
     def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, count: int = 1,
                  use_heel_contacts: bool | None = None, starts: np.ndarray | None = None,
-                 keep_bone_lengths: bool = True, start_pose: str = "settled"):
+                 keep_bone_lengths: bool = True, start_pose: str = "settled", ik_soft_reach: float = SOFT_REACH):
         """`count` characters in `scene`, at `starts` (count, 2) (x, z) (default: all at the scene's
         start). `use_heel_contacts`: foot IK locks on heel as well as toe contacts; by default as
         the network's weights say (NetworkWeights.heel_contacts). `keep_bone_lengths`: the drawn
@@ -39,7 +41,9 @@ class Crowd:
         its raw prediction either way. `start_pose`: characters (re)start in the network's mean
         pose, as the original demo does ("mean"), or in the standing pose the network settles into
         from it ("settled", the default): a mean pose is a blur of every stance, and from it a
-        network shuffles for a second, or, pushed at once, can set off walking backwards."""
+        network shuffles for a second, or, pushed at once, can set off walking backwards.
+        `ik_soft_reach`: units over which the foot IK eases a leg into full extension; 0 is the
+        original demo's hard limit (with `keep_bone_lengths=False`, its drawing exactly)."""
         if start_pose not in ("mean", "settled"):
             raise ValueError(f"start_pose must be 'mean' or 'settled', not {start_pose!r}")
         if network.input_size != INPUT_SIZE:
@@ -52,8 +56,11 @@ class Crowd:
         self.trajectory = Trajectory(count)
         if use_heel_contacts is None:
             use_heel_contacts = bool(getattr(network.weights, "heel_contacts", False))
-        self.ik = FootIK(count, use_heel_contacts)
+        self.ik = FootIK(count, use_heel_contacts, ik_soft_reach)
         self.ik_enabled = np.ones(count, bool)
+        # How much of the foot IK is drawn: follows ik_enabled over IK_FADE_FRAMES ticks (a switch
+        # at once moved a locked foot to the network's in one frame, up to 130 units).
+        self.ik_weight = np.ones(count)
         # Control smoothing state survives scene changes (spec 6.2).
         self.target_direction = np.tile(np.array([0, 0, 1], np.float32), (count, 1))
         self.target_velocity = np.zeros((count, 3), np.float32)
@@ -107,6 +114,7 @@ class Crowd:
         self.phase[index] = pose["phase"]
         self.trajectory.gaits[index] = pose["gaits"]
         self.ik.reset(index, roots[:, 1])
+        self.ik_weight[index] = self.ik_enabled[index]
 
     # -- one step ---------------------------------------------------------------------------------
 
@@ -164,10 +172,15 @@ class Crowd:
         global_anim = np.tile(np.eye(4, dtype=np.float32), (self.count, JOINT_COUNT, 1, 1))
         global_anim[..., :3, :3] = self.joint_rotations
         # The raw prediction, not the smoothed feedback; on the rest bone lengths unless asked not to.
-        global_anim[..., :3, 3] = bone_lengths.keep_bone_lengths(positions) if self.keep_bone_lengths else positions
+        global_anim[..., :3, 3] = (bone_lengths.keep_bone_lengths(positions, self.joint_rotations)
+                                   if self.keep_bone_lengths else positions)
         self.ik_enabled = ik_enabled.copy()
-        if np.any(ik_enabled):
-            self.global_transforms = self.ik.solve(global_anim, self.contacts, self.scene.heightmap, ik_enabled)
+        if self.frame == 0:     # the first step starts as asked: nothing to fade from
+            self.ik_weight = ik_enabled.astype(np.float64)
+        else:
+            self.ik_weight = np.clip(self.ik_weight + np.where(ik_enabled, 1.0, -1.0) / IK_FADE_FRAMES, 0.0, 1.0)
+        if np.any(self.ik_weight > 0):
+            self.global_transforms = self.ik.solve(global_anim, self.contacts, self.scene.heightmap, self.ik_weight)
         else:
             self.global_transforms = global_anim
 
@@ -214,6 +227,7 @@ class Crowd:
             "target_velocity": self.target_velocity[index].copy(),
             "amounts": np.stack([self.strafe_amount[index], self.crouched_amount[index]], axis=-1),
             "flags": np.stack([self.responsive[index], self.ik_enabled[index]], axis=-1),
+            "ik_weight": np.array(self.ik_weight[index], np.float64),
             "ik_lock": ik.lock[index].reshape(np.shape(ik.lock[index])[:-2] + (4,)),
             "ik_position": ik.position[index].reshape(np.shape(ik.position[index])[:-3] + (4, 3)).copy(),
             "ik_height": ik.height[index].reshape(np.shape(ik.height[index])[:-2] + (4,)),
@@ -239,6 +253,8 @@ class Crowd:
         amounts, flags = np.asarray(state["amounts"]), np.asarray(state["flags"])
         self.strafe_amount[index], self.crouched_amount[index] = amounts[..., 0], amounts[..., 1]
         self.responsive[index], self.ik_enabled[index] = flags[..., 0], flags[..., 1]
+        # Recordings made before the IK faded have no weight: the IK was all on or all off.
+        self.ik_weight[index] = state.get("ik_weight", flags[..., 1])
         ik.lock[index] = np.asarray(state["ik_lock"]).reshape(np.shape(ik.lock[index]))
         ik.position[index] = np.asarray(state["ik_position"]).reshape(np.shape(ik.position[index]))
         ik.height[index] = np.asarray(state["ik_height"]).reshape(np.shape(ik.height[index]))
@@ -262,9 +278,10 @@ _settled_poses: "weakref.WeakKeyDictionary[PhaseFunctionedNetwork, dict]" = weak
 def _settled_pose(network: PhaseFunctionedNetwork, scene: Scene, use_heel_contacts) -> dict | None:
     """The pose a character settles into after standing SETTLE_FRAMES ticks from the network's
     mean pose at the scene's start, relative to its root and facing +Z (found once per network,
-    weight mode and contact rule); None if the network fails while standing."""
+    weight mode, contact rule and scene); None if the network fails while standing."""
     cache = _settled_poses.setdefault(network, {})
-    key = (network.mode, use_heel_contacts)
+    # Per scene too: a scene may start its characters in a crouch area.
+    key = (network.mode, use_heel_contacts, scene.name)
     if key not in cache:
         probe = Crowd(network, scene, 1, use_heel_contacts, start_pose="mean")
         still = Controls.still(1)

@@ -14,6 +14,7 @@ import numpy as np
 from .rotation import axis_angle_matrix
 from .skeleton import LEFT_LEG, RIGHT_LEG
 from .terrain import Heightmap
+from .two_bone import SOFT_REACH, leg_turns
 
 FADE = 0.075
 THRESHOLD = 0.8             # the original demo's lock threshold, on the original network's toe contacts
@@ -46,15 +47,6 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _normalize(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
-
-
-def _safe_normalize(v: np.ndarray, fallback: np.ndarray) -> np.ndarray:
-    length = np.linalg.norm(v, axis=-1, keepdims=True)
-    return np.where(length > 1e-6, v / np.where(length > 1e-6, length, 1.0), fallback)
-
-
-def _angle(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    return np.arccos(np.clip(np.sum(_normalize(u) * _normalize(v), axis=-1), -1.0, 1.0))
 
 
 def _rigid_inverse(m: np.ndarray) -> np.ndarray:
@@ -108,11 +100,14 @@ def _clamp_heights(points: np.ndarray, terrain: Heightmap, lift: float, low: np.
 class FootIK:
     """The IK state (locks, locked positions, smoothed ground heights) of N characters."""
 
-    def __init__(self, count: int = 1, use_heel_contacts: bool = False):
+    def __init__(self, count: int = 1, use_heel_contacts: bool = False, soft_reach: float = SOFT_REACH):
         # The original locks on toe contacts only; heel contacts can be added (max of heel and toe).
         # A foot locks while its contact is at least the threshold of its kind of contacts: the
         # original's on toe contacts, the labels' midpoint on heel and toe contacts (pfnn-demo's).
         self.use_heel_contacts = use_heel_contacts
+        # Units over which a leg eases into full extension (two_bone.soft_reach); 0: the
+        # original's hard limit, which snaps a knee straight as a target passes out of reach.
+        self.soft_reach = soft_reach
         self.threshold = LABELLED_THRESHOLD if use_heel_contacts else THRESHOLD
         self.lock = np.zeros((count, 2, 2))          # (N, heel/toe, leg)
         self.position = np.zeros((count, 2, 2, 3))
@@ -132,11 +127,14 @@ class FootIK:
         return c[..., [1, 3]]
 
     def solve(self, global_pose: np.ndarray, contacts: np.ndarray, terrain: Heightmap,
-              active: np.ndarray | None = None) -> np.ndarray:
-        """Global transforms (N, J, 4, 4) of the network's poses -> the same after IK. Only the
-        `active` characters (N,) are solved and have their locks updated; the others pass through."""
+              blend: np.ndarray | None = None) -> np.ndarray:
+        """Global transforms (N, J, 4, 4) of the network's poses -> the same after IK. `blend` (N,)
+        in [0, 1] (default 1) mixes each character's legs from the network's pose (0) to the solved
+        one (1), so that IK switched on or off fades in or out; characters at blend 0 are not
+        solved and keep their locks, the others are solved and have their locks updated."""
         count = len(global_pose)
-        active = np.ones(count, bool) if active is None else np.asarray(active, bool)
+        blend = np.ones(count) if blend is None else np.asarray(blend, np.float64)
+        active = blend > 0
         contact = self.leg_contacts(contacts)                                   # (N, 2)
         g = {role: global_pose[:, LEG_JOINTS[r]].astype(np.float64) for r, role in enumerate(ROLES)}   # (N, 2, 4, 4)
         local = {child: _rigid_inverse(g[parent]) @ g[child]
@@ -175,8 +173,14 @@ class FootIK:
         self.height = np.where(active[:, None, None], height, self.height)
 
         out = global_pose.copy()
+        fading = active & (blend < 1)
         for r, role in enumerate(ROLES[1:], start=1):
-            out[:, LEG_JOINTS[r]] = np.where(active[:, None, None, None], g[role].astype(np.float32),
+            solved = g[role]
+            if np.any(fading):
+                mixed = _mix_transforms(global_pose[:, LEG_JOINTS[r]].astype(np.float64), solved,
+                                        np.broadcast_to(blend[:, None], solved.shape[:2]))
+                solved = np.where(fading[:, None, None, None], mixed, solved)
+            out[:, LEG_JOINTS[r]] = np.where(active[:, None, None, None], solved.astype(np.float32),
                                              out[:, LEG_JOINTS[r]])
         return out
 
@@ -187,32 +191,18 @@ class FootIK:
         g["heel"] = g["knee"] @ local["heel"]
         g["toe"] = g["heel"] @ local["toe"]
 
-    @staticmethod
-    def _two_joint(g: dict, local: dict, target: np.ndarray) -> None:
-        """Bend hip and knee so the heel reaches `target` (N, 2, 3) (spec 7.2)."""
+    def _two_joint(self, g: dict, local: dict, target: np.ndarray) -> None:
+        """Bend hip and knee so the heel reaches `target` (N, 2, 3) (spec 7.2), with the shared
+        two-bone solver (two_bone.py): its bend direction never flips. As in the original, a
+        heel within EPSILON of its target is left where it is (solved for its own position)."""
         a, b, c = g["hip"][..., :3, 3], g["knee"][..., :3, 3], g["heel"][..., :3, 3]
-        bend = np.linalg.norm(c - target, axis=-1) >= EPSILON                  # (N, 2)
-        lc, la = np.linalg.norm(b - a, axis=-1), np.linalg.norm(b - c, axis=-1)
-        lt = np.clip(np.linalg.norm(target - a, axis=-1), EPSILON, lc + la - EPSILON)
-        alpha0 = _angle(c - a, b - a)
-        beta0 = _angle(a - b, c - b)
-        gamma = _angle(c - a, target - a)
-        alpha1 = np.arccos(np.clip((la * la - lc * lc - lt * lt) / (-2 * lc * lt), -1.0, 1.0))
-        beta1 = np.arccos(np.clip((lt * lt - lc * lc - la * la) / (-2 * lc * la), -1.0, 1.0))
-        # A straight leg has no bending plane: bend about the hip's own x axis then.
-        hip_x = g["hip"][..., :3, 0]
-        n0 = _safe_normalize(_cross(b - a, c - a), hip_x)
-        n1 = _safe_normalize(_cross(target - a, c - a), hip_x)
-        r0 = axis_angle_matrix(-n0, alpha1 - alpha0)
-        r1 = axis_angle_matrix(-n0, beta1 - beta0)
-        r2 = axis_angle_matrix(-n1, gamma)
-        hip_rotation, knee_rotation = g["hip"][..., :3, :3], g["knee"][..., :3, :3]
-        root_inverse = np.swapaxes(g["root"][..., :3, :3], -1, -2)
-        new_hip = root_inverse @ r2 @ r0 @ hip_rotation
-        new_knee = np.swapaxes(hip_rotation, -1, -2) @ r1 @ knee_rotation
-        for role, rotation in (("hip", new_hip), ("knee", new_knee)):
-            local[role] = local[role].copy()
-            local[role][..., :3, :3] = np.where(bend[..., None, None], rotation, local[role][..., :3, :3])
+        target = np.where((np.linalg.norm(c - target, axis=-1) >= EPSILON)[..., None], target, c)
+        thigh_turn, shin_turn = leg_turns(a, b, c, target, g["knee"][..., :3, 2], EPSILON, self.soft_reach)
+        hip_rotation = thigh_turn @ g["hip"][..., :3, :3]
+        knee_rotation = shin_turn @ g["knee"][..., :3, :3]
+        local["hip"], local["knee"] = local["hip"].copy(), local["knee"].copy()
+        local["hip"][..., :3, :3] = np.swapaxes(g["root"][..., :3, :3], -1, -2) @ hip_rotation
+        local["knee"][..., :3, :3] = np.swapaxes(hip_rotation, -1, -2) @ knee_rotation
 
     @staticmethod
     def _orient_heel(g: dict, local: dict, toe_key: np.ndarray, weight: np.ndarray, terrain: Heightmap) -> np.ndarray:

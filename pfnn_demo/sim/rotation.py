@@ -126,17 +126,18 @@ def axis_angle_matrix(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
 
 
 def rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(T, 3, 3) smallest rotations taking directions a onto b (T, 3)."""
+    """(..., 3, 3) smallest rotations taking directions a onto b (..., 3); the identity where
+    they are parallel."""
     a = a / np.linalg.norm(a, axis=-1, keepdims=True)
     b = b / np.linalg.norm(b, axis=-1, keepdims=True)
     axis = np.cross(a, b)
     sin = np.linalg.norm(axis, axis=-1)
     cos = np.sum(a * b, axis=-1)
-    k = axis / np.where(sin > 1e-12, sin, 1.0)[:, None]
-    K = np.zeros(a.shape[:1] + (3, 3))
-    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -k[:, 2], k[:, 1], -k[:, 0]
-    K -= np.swapaxes(K, 1, 2)
-    return np.eye(3) + sin[:, None, None] * K + (1 - cos)[:, None, None] * (K @ K)
+    k = axis / np.where(sin > 1e-12, sin, 1.0)[..., None]
+    K = np.zeros(k.shape + (3,))
+    K[..., 0, 1], K[..., 0, 2], K[..., 1, 2] = -k[..., 2], k[..., 1], -k[..., 0]
+    K -= np.swapaxes(K, -1, -2)
+    return np.eye(3) + sin[..., None, None] * K + (1 - cos)[..., None, None] * (K @ K)
 
 
 def matrix_to_euler_zyx(m: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ User mistakes (bad files, bad arguments) print one clear line and exit with stat
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from ..sim.phase_network import MODES
 from ..sim.recording import DEFAULT_RECORD_DIR, check_destination
 from .train.trainer import TrainConfig   # torch is imported only when training starts
 
+SEED_MAX = 2 ** 32 - 1   # numpy seeds are unsigned 32-bit numbers
 SUBCOMMANDS = ("run", "replay", "screenshot", "make-terrain", "train", "retarget", "eval", "convert-weights")
 
 DESCRIPTION = """\
@@ -57,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--replay-input", metavar="REC.npz",
                      help="drive the controller with the inputs of a .npz recording, from its recorded start "
                           "state (headless; the same network gives the same frames)")
-    run.add_argument("--frames", type=int, metavar="N",
+    run.add_argument("--frames", type=_integer(1), metavar="N",
                      help="frames to simulate at 60 per second (default: the script's or recording's length)")
     run.add_argument("--record", metavar="OUT",
                      help="headless: save the motion; OUT.npz keeps everything (replayable), OUT.bvh the "
@@ -67,14 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
                           "in the current folder)")
     run.add_argument("--record-format", choices=("npz", "bvh", "both"), default="both",
                      help="window: what a recording writes (default: both, the .npz and the .bvh)")
-    run.add_argument("--characters", type=int, default=1, metavar="N",
+    run.add_argument("--characters", type=_integer(1), default=1, metavar="N",
                      help="characters in the scene: the player and N-1 more, who wander (or follow "
                           "--crowd-script), simulated together (default 1; the menu changes it in the window)")
     run.add_argument("--crowd-script", action="append", default=[], metavar="FILE",
                      help="an input script for character 1, the next for character 2, ... (repeatable); "
                           "the others wander")
-    run.add_argument("--seed", type=int, default=0, help="seed of the crowd's wandering and spawn points (default 0)")
-    run.add_argument("--character", type=int, default=None, metavar="K",
+    run.add_argument("--seed", type=_integer(0, SEED_MAX), default=0, help="seed of the crowd's wandering and spawn points (default 0)")
+    run.add_argument("--character", type=_integer(0), default=None, metavar="K",
                      help="with --replay-input of a crowd's recording: the character whose inputs to play (0: the player)")
     run.add_argument("--no-ik", action="store_true", help="switch foot IK off (the script's 'ik' is ignored)")
     run.add_argument("--fullscreen", action="store_true", help="open the window fullscreen (F11 toggles)")
@@ -91,11 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "Pad: A pause, d-pad step, shoulders speed, right stick camera, B quit.")
     replay.add_argument("recording", metavar="FILE", help="a .npz recording or a BVH on the 31-joint skeleton")
     replay.add_argument("--scene", help="scene to stand it in (default: the recording's; plaza for BVH)")
-    replay.add_argument("--bvh-scale", type=float, default=1.0, metavar="S",
+    replay.add_argument("--bvh-scale", type=_number(0.0, above=True), default=1.0, metavar="S",
                         help="multiply a BVH's lengths by S (default 1: the demo's units, as `run --record` "
                              "writes; 5.6444 for CMU clips)")
-    replay.add_argument("--frame", type=int, default=0, metavar="K", help="frame to start at (default 0)")
-    replay.add_argument("--character", type=int, default=None, metavar="K",
+    replay.add_argument("--frame", type=_integer(0), default=0, metavar="K", help="frame to start at (default 0)")
+    replay.add_argument("--character", type=_integer(0), default=None, metavar="K",
                         help="of a crowd's recording, the character to watch (0: the player)")
     replay.add_argument("--paused", action="store_true", help="start paused")
     replay.add_argument("--fullscreen", action="store_true", help="open the window fullscreen")
@@ -112,25 +114,25 @@ def build_parser() -> argparse.ArgumentParser:
     _add_network_options(shot)
     shot.add_argument("--scene", help="scene name or path (default: plaza, or the recording's with --replay)")
     shot.add_argument("--script", default="walk_circle", help="input script to play first (default: walk_circle)")
-    shot.add_argument("--frames", type=int, default=240, metavar="N", help="frames to play first (default 240)")
+    shot.add_argument("--frames", type=_integer(1), default=240, metavar="N", help="frames to play first (default 240)")
     shot.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="picture size (default 1280x720)")
     shot.add_argument("--no-hud", action="store_true", help="leave out the HUD")
     shot.add_argument("--no-debug", action="store_true", help="leave out the trajectory and area drawing")
     shot.add_argument("--bvh", metavar="FILE",
                       help="pose the character from a frame of a BVH clip in the 31-joint CMU hierarchy "
                            "instead of simulating (needs no network)")
-    shot.add_argument("--bvh-frame", type=int, default=0, metavar="N", help="frame of --bvh to show (default 0)")
+    shot.add_argument("--bvh-frame", type=_integer(0), default=0, metavar="N", help="frame of --bvh to show (default 0)")
     shot.add_argument("--replay", metavar="FILE",
                       help="show a frame of a recording (.npz, or .bvh in the demo's units) instead of simulating")
-    shot.add_argument("--frame", type=int, default=0, metavar="K", help="frame of --replay to show (default 0)")
-    shot.add_argument("--character", type=int, default=None, metavar="K",
+    shot.add_argument("--frame", type=_integer(0), default=0, metavar="K", help="frame of --replay to show (default 0)")
+    shot.add_argument("--character", type=_integer(0), default=None, metavar="K",
                       help="of a crowd's recording (--replay), the character to show (0: the player)")
-    shot.add_argument("--camera-yaw", type=float, default=None, metavar="DEG", help="camera yaw in degrees")
-    shot.add_argument("--camera-distance", type=float, default=None, metavar="D",
+    shot.add_argument("--camera-yaw", type=_number(), default=None, metavar="DEG", help="camera yaw in degrees")
+    shot.add_argument("--camera-distance", type=_number(0.0, above=True), default=None, metavar="D",
                       help="camera distance from the player (default 300 units)")
-    shot.add_argument("--characters", type=int, default=1, metavar="N",
+    shot.add_argument("--characters", type=_integer(1), default=1, metavar="N",
                       help="play the script with N characters, the player and N-1 wandering (default 1)")
-    shot.add_argument("--seed", type=int, default=0, help="seed of the crowd's wandering (default 0)")
+    shot.add_argument("--seed", type=_integer(0, SEED_MAX), default=0, help="seed of the crowd's wandering (default 0)")
     shot.set_defaults(handler=_screenshot)
 
     terrain = commands.add_parser(
@@ -141,12 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
                     + _terrain_kinds_help())
     terrain.add_argument("kind", help="hills, rocky, terraces, canyon, jump_course or urban")
     terrain.add_argument("name", help="scene name: writes NAME.npz and NAME.json")
-    terrain.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    terrain.add_argument("--seed", type=_integer(0, SEED_MAX), default=0, help="random seed (default 0)")
     terrain.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                          help="a generator parameter, e.g. --set amplitude=50 (repeatable)")
     terrain.add_argument("--display-name", help="name shown in menus (default: from NAME)")
     terrain.add_argument("--description", default="", help="one line shown by --list-scenes")
-    terrain.add_argument("--order", type=int, default=100, help="position in menus (default 100)")
+    terrain.add_argument("--order", type=_integer(), default=100, help="position in menus (default 100)")
     terrain.add_argument("--out-dir", default=".", help="folder to write to (default: the current one)")
     terrain.set_defaults(handler=_make_terrain)
 
@@ -157,25 +159,25 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--data", required=True, metavar="DIR", help="folder of motion clips, subfolders included: DeepMimic .txt/.json files and/or .bvh clips in the 31-joint CMU hierarchy; a clips.json beside clips gives their category and whether each is a gait cycle or a one-shot motion (see data/README.md). The shipped network: --data data")
     trainer.add_argument("--out", required=True, metavar="FILE.npz", help="network to write")
     recipe = TrainConfig()   # the defaults live in one place
-    trainer.add_argument("--epochs", type=int, default=recipe.epochs, help="passes over the data (default %(default)s)")
-    trainer.add_argument("--hidden", type=int, default=recipe.hidden, help="hidden units per layer (default %(default)s)")
-    trainer.add_argument("--batch-size", type=int, default=recipe.batch_size, help="mini-batch size (default %(default)s)")
-    trainer.add_argument("--learning-rate", type=float, default=recipe.learning_rate,
+    trainer.add_argument("--epochs", type=_integer(1), default=recipe.epochs, help="passes over the data (default %(default)s)")
+    trainer.add_argument("--hidden", type=_integer(1), default=recipe.hidden, help="hidden units per layer (default %(default)s)")
+    trainer.add_argument("--batch-size", type=_integer(1), default=recipe.batch_size, help="mini-batch size (default %(default)s)")
+    trainer.add_argument("--learning-rate", type=_number(0.0, above=True), default=recipe.learning_rate,
                          help="Adam step size (default %(default)s)")
-    trainer.add_argument("--input-noise", type=float, default=recipe.input_noise,
+    trainer.add_argument("--input-noise", type=_number(0.0), default=recipe.input_noise,
                          help="std of noise added to the normalised inputs while training, for robustness "
                               "to the demo's own feedback (default %(default)s; 0 is the paper's recipe)")
-    trainer.add_argument("--phase-noise", type=float, default=recipe.phase_noise,
+    trainer.add_argument("--phase-noise", type=_number(0.0), default=recipe.phase_noise,
                          help="std of noise added to the training phases, in cycles, which keeps the weights' "
                               "phase function smooth (default %(default)s)")
-    trainer.add_argument("--pose-noise", type=float, default=recipe.pose_noise,
+    trainer.add_argument("--pose-noise", type=_number(0.0), default=recipe.pose_noise,
                          help="std of noise on the previous pose's inputs (joint positions and velocities) "
                               "instead of --input-noise; more than on the trajectory makes the network follow "
                               "the stick rather than carry on with its pose (default %(default)s)")
     trainer.add_argument("--no-jumps-over-bars", action="store_true",
                          help="leave out the data's jumps taken over a bar, from standing and at walking and "
                               "jogging pace (they are in the shipped recipe)")
-    trainer.add_argument("--seed", type=int, default=recipe.seed, help="random seed (default %(default)s)")
+    trainer.add_argument("--seed", type=_integer(0, SEED_MAX), default=recipe.seed, help="random seed (default %(default)s)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     trainer.add_argument("--device", default="cpu", help="torch device (default cpu; cuda when you have one)")
@@ -200,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "frame) into the part the phase makes alone, the part its inputs make alone and "
                                "the part they make together")
     evaluate.add_argument("--plots", metavar="DIR", default="eval_plots", help="folder for the PNG charts")
+    evaluate.add_argument("--record-dir", metavar="DIR",
+                          help="also save every play as a replayable .npz in DIR, so that the worst snapping "
+                               "frames it prints can be looked at (screenshot --replay FILE --frame K)")
     evaluate.set_defaults(handler=_evaluate)
 
     retarget = commands.add_parser(
@@ -209,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "to inspect it in Blender.")
     retarget.add_argument("source", metavar="SRC", help="DeepMimic motion (.txt, .json) or BVH clip")
     retarget.add_argument("destination", metavar="OUT.bvh", help="BVH file to write")
-    retarget.add_argument("--seconds", type=float, default=0.0,
+    retarget.add_argument("--seconds", type=_number(0.0), default=0.0,
                           help="play a looping DeepMimic motion at least this long (default: once)")
     retarget.set_defaults(handler=_retarget)
 
@@ -272,7 +277,7 @@ def _make_terrain(args) -> int:
 
 
 def _evaluate(args) -> int:
-    from .evaluation import evaluate, plot, shake_sources, sources_table, table
+    from .evaluation import evaluate, plot, shake_sources, snap_report, sources_table, table
     from ..sim.input_script import InputScript, example_scripts
     from ..sim.phase_network import PhaseFunctionedNetwork
     from ..resources import default_network_path
@@ -299,8 +304,15 @@ def _evaluate(args) -> int:
             cases.update({f"{name} @ {each}": (script, scene(each)) for each in scene_files()})
         else:
             cases[name] = (script, scene(args.scene or script.scene or "plaza"))
-    results = evaluate(networks, cases, keep_bone_lengths=not args.raw_bones)
+    record_dir = None if args.record_dir is None else Path(args.record_dir)
+    if record_dir is not None:
+        from ..sim.recording import check_destination
+
+        check_destination(record_dir / "check.npz")
+    results = evaluate(networks, cases, keep_bone_lengths=not args.raw_bones, record_dir=record_dir)
     print(table(results))
+    print()
+    print(snap_report(results))
     if args.shake_sources:
         print()
         print(sources_table({case: {label: shake_sources(network, case_scene, script)
@@ -336,6 +348,42 @@ def _retarget(args) -> int:
     write_bvh(motion, args.destination)
     print(f"wrote {args.destination}: {motion.frames} frames at {1 / motion.frame_time:.0f} fps")
     return 0
+
+
+def _integer(low: int | None = None, high: int | None = None):
+    """An argparse type: a whole number in [low, high] (either bound may be open)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({_bounds(low, high)})")
+        return value
+    return parse
+
+
+def _number(low: float | None = None, high: float | None = None, above: bool = False):
+    """An argparse type: a finite number in [low, high], or above `low` where `above`."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+        if low is not None and (value <= low if above else value < low) or high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"{text} is out of range ({_bounds(low, high, above)})")
+        return value
+    return parse
+
+
+def _bounds(low, high, above: bool = False) -> str:
+    if high is None:
+        return f"{'above' if above else 'at least'} {low}"
+    if low is None:
+        return f"at most {high}"
+    return f"{low} to {high}"
 
 
 def _size(text: str) -> tuple[int, int]:

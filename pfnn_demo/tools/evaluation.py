@@ -13,6 +13,10 @@
                   low-passed self): the shaking, without the steps' and swings' own accelerations
   standing feet   mean speed (units/s) of heel and toe joints once the stick has been released
                   for STANDING_AFTER seconds (a settled stand: both feet planted and still)
+  snaps           frames in which a drawn joint's acceleration passes SNAP_ACCELERATION: the
+                  violent frames that a mean (jitter) hides, such as a knee swinging round
+  worst jump      the largest second difference of a drawn joint's position (units): how far a
+                  joint left the path its last two frames set (a snap's size)
   bone length     largest deviation (%) of any drawn bone from its rest length, over all frames
   raw bone length 99th percentile (%) of the same for the network's raw pose (before bone
                   lengths are kept and before foot IK)
@@ -30,26 +34,38 @@ from pathlib import Path
 import numpy as np
 from scipy import ndimage
 
-from ..sim.bone_lengths import bone_length_deviation
+from ..sim.bone_lengths import FINGERS, bone_length_deviation
 from ..sim.controller import Controller
 from ..sim.features import OUTPUT
 from ..sim.headless import simulate
 from ..sim.input_script import InputScript
 from ..sim.scene import steps_crossing_walls
+from ..sim.skeleton import JOINT_COUNT, JOINT_NAMES
 from ..sim.recording import Recorder
 from ..sim.trajectory import BUMP
 
 FPS = 60
 METRICS = ("completed", "foot skate", "contact height", "tracking", "open tracking", "turn time",
-           "phase speed walk", "phase speed jog", "jitter", "shake", "standing feet", "bone length",
-           "raw bone length", "wall crossings")
+           "phase speed walk", "phase speed jog", "jitter", "shake", "snaps", "worst jump", "standing feet",
+           "bone length", "raw bone length", "wall crossings")
 STANDING_AFTER = 1.0     # seconds after the stick is released that the feet must be still
+# Units/s^2 (a second difference of 5.6 units at 60 fps). In the captured clips of data/cmu
+# (retargeted, at 60 fps) the 99.9th percentile of the joints' accelerations is 1,000-14,500 in
+# every clip but the jumps of 16_27 (22,600); walking peaks at 7,100 (02_01), running at 21,400.
+SNAP_ACCELERATION = 20_000.0
+# The joints that snaps are counted on: all but the index fingers, which no network is trained on
+# and the mannequin does not draw.
+SNAP_JOINTS = np.setdiff1d(np.arange(JOINT_COUNT), FINGERS)
 
 
-def record(network, scene, script: InputScript, keep_bone_lengths: bool = True) -> dict[str, np.ndarray]:
+def record(network, scene, script: InputScript, keep_bone_lengths: bool = True,
+           save_to: Path | None = None, network_name: str = "") -> dict[str, np.ndarray]:
+    """The recorded arrays of `script` played in `scene` (and written to `save_to`, a .npz)."""
     controller = Controller(network, scene, starts=script.starts_in(scene), keep_bone_lengths=keep_bone_lengths)
-    recorder = Recorder()
+    recorder = Recorder(controller)
     _, failure = simulate(controller, script, script.frames, recorder)
+    if save_to is not None:
+        recorder.save(save_to, scene.name, network.mode, network_name)
     arrays = recorder.arrays()
     arrays["completed"] = np.array(len(recorder) / max(script.frames, 1))
     return arrays
@@ -84,6 +100,8 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
         "phase speed jog": float(phase_rate[gait[:, 2] > 0.5].mean()) if np.any(gait[:, 2] > 0.5) else math.nan,
         "jitter": mean_acceleration(joints),
         "shake": shake(joints),
+        "snaps": float(np.count_nonzero(np.any(joint_accelerations(joints) > SNAP_ACCELERATION, axis=1))),
+        "worst jump": float(joint_accelerations(joints).max() / (FPS * FPS)),
         "standing feet": standing_foot_speed(recording),
         "bone length": 100.0 * float(bone_length_deviation(joints).max()),
         "raw bone length": 100.0 * float(np.percentile(bone_length_deviation(recording["joint_positions_raw"]), 99)),
@@ -113,6 +131,23 @@ def _above_shake_band(values: np.ndarray) -> np.ndarray:
 def mean_acceleration(joints: np.ndarray) -> float:
     """Mean over frames and joints of the joints' acceleration (units/s^2), from positions (T, J, 3)."""
     return float((np.linalg.norm(np.diff(joints, n=2, axis=0), axis=-1) * FPS * FPS).mean())
+
+
+def joint_accelerations(joints: np.ndarray) -> np.ndarray:
+    """(T-2, J') accelerations (units/s^2) of the SNAP_JOINTS; row t is frame t + 1's."""
+    return np.linalg.norm(np.diff(np.asarray(joints, np.float64)[:, SNAP_JOINTS], n=2, axis=0), axis=-1) * FPS * FPS
+
+
+def worst_snaps(joints: np.ndarray, count: int = 3) -> list[tuple[int, str, float]]:
+    """The `count` frames with the largest joint accelerations above SNAP_ACCELERATION, worst first:
+    (frame, joint, second difference in units)."""
+    if len(joints) < 3:
+        return []
+    accelerations = joint_accelerations(joints)
+    peak = accelerations.max(axis=1)
+    frames = [int(t) for t in np.argsort(-peak, kind="stable")[:count] if peak[t] > SNAP_ACCELERATION]
+    return [(t + 1, JOINT_NAMES[SNAP_JOINTS[int(np.argmax(accelerations[t]))]], float(peak[t] / (FPS * FPS)))
+            for t in frames]
 
 
 def standing_foot_speed(recording: dict[str, np.ndarray]) -> float:
@@ -159,15 +194,41 @@ def turn_time(recording: dict[str, np.ndarray]) -> float:
     return float(np.mean(times))
 
 
-def evaluate(networks: dict[str, object], cases: dict[str, tuple], keep_bone_lengths: bool = True) -> dict:
-    """{case: {network: metrics}} for every pair; `cases` maps a name to (script, scene)."""
+def evaluate(networks: dict[str, object], cases: dict[str, tuple], keep_bone_lengths: bool = True,
+             record_dir: Path | None = None) -> dict:
+    """{case: {network: metrics}} for every pair; `cases` maps a name to (script, scene). Each
+    network's metrics also hold "worst snaps" (`worst_snaps`); with `record_dir`, every play is
+    written there as a replayable .npz, named in "recording"."""
     results: dict = {}
     for case, (script, scene) in cases.items():
         results[case] = {}
         for label, network in networks.items():
-            recording = record(network, scene, script, keep_bone_lengths)
-            results[case][label] = metrics(recording, scene.heightmap, scene.areas.walls)
+            path = None if record_dir is None else Path(record_dir) / _file_name(f"{case}-{label}.npz")
+            recording = record(network, scene, script, keep_bone_lengths, path, label)
+            results[case][label] = metrics(recording, scene.heightmap, scene.areas.walls) | {
+                "worst snaps": worst_snaps(recording["joint_positions"]), "recording": path}
     return results
+
+
+def _file_name(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text.replace(" @ ", "@"))
+
+
+def snap_report(results: dict) -> str:
+    """Lines naming the worst snapping frames of each case and network; where the play was
+    recorded, how to look at the worst one."""
+    lines = []
+    for case, by_network in results.items():
+        for label, values in by_network.items():
+            snaps = values.get("worst snaps") or []
+            if not snaps:
+                continue
+            where = ", ".join(f"frame {frame} ({joint}, {jump:.1f} units)" for frame, joint, jump in snaps)
+            line = f"{case} / {label}: {int(values['snaps'])} snapping frames; worst {where}"
+            if values.get("recording") is not None:
+                line += f"\n    look: pfnn-demo screenshot snap.png --replay {values['recording']} --frame {snaps[0][0]}"
+            lines.append(line)
+    return "\n".join(lines) if lines else "no snapping frames"
 
 
 SOURCES = ("raw pose", "phase alone", "inputs alone", "together")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
-from ...sim.bone_lengths import two_bone_knees
+from ...sim.two_bone import place_knees
 from ...sim.rotation import (matrix_to_quat, quat_slerp, quat_to_matrix, rotate_y, rotation_between, yaw_matrix,
                              yaw_of)
 from . import labels
@@ -370,7 +370,7 @@ def _resolve_knees(old: np.ndarray, new: np.ndarray, rotations: np.ndarray) -> N
     for _helper, hip, knee, ankle in LEGS:
         thigh = float(np.linalg.norm(old[0, knee] - old[0, hip]))
         shin = float(np.linalg.norm(old[0, ankle] - old[0, knee]))
-        new[:, knee] = two_bone_knees(new[:, hip], new[:, knee], new[:, ankle], thigh, shin)[0]
+        new[:, knee] = place_knees(new[:, hip], new[:, knee], new[:, ankle], thigh, shin)[0]
         rotations[:, hip] = rotation_between(old[:, knee] - old[:, hip], new[:, knee] - new[:, hip]) @ rotations[:, hip]
         rotations[:, knee] = rotation_between(old[:, ankle] - old[:, knee], new[:, ankle] - new[:, knee]) @ rotations[:, knee]
 

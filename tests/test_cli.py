@@ -7,7 +7,9 @@ import sys
 
 import numpy as np
 
+from pfnn_demo.motion.bvh import read_bvh
 from pfnn_demo.sim.bone_lengths import keep_bone_lengths
+from pfnn_demo.sim.features import INPUT
 import pytest
 
 from pfnn_demo.tools.cli import main
@@ -88,15 +90,33 @@ def test_headless_errors_are_one_line(tmp_path, capsys):
     assert "none.npz: no such" in capsys.readouterr().err
 
 
-def test_network_producing_nan_stops_with_a_clear_error_and_keeps_the_recording(tmp_path, capsys):
+def _network_failing_when_walking(path):
+    """A network file whose output turns absurd as soon as the character walks: its walk gait
+    inputs (exactly 0 while standing) are weighted by 1e30."""
     weights = make_random_weights(seed=4)
-    weights.W2 *= 1e37   # finite weights, but the output overflows to infinity
-    network = tmp_path / "overflow.npz"
-    save_npz(weights, network)
-    out = tmp_path / "rec.npz"
-    assert main(["run", "--headless", "--network", str(network), "--script", "walk_circle", "--frames", "30",
-                 "--record", str(out)]) == 2
-    assert "NaN, infinite or absurd values" in capsys.readouterr().err
+    walk = np.arange(INPUT["gaits"].start + 12, INPUT["gaits"].start + 24)     # gait 1 (walk) of every sample
+    weights.Xmean[walk], weights.Xstd[walk] = 0.0, 1.0
+    weights.W0[:, :, walk] *= 1e30
+    save_npz(weights, path)
+    return path
+
+
+def test_network_producing_nan_stops_with_a_clear_error_and_keeps_the_recording(tmp_path, capsys):
+    network = str(_network_failing_when_walking(tmp_path / "diverging.npz"))
+    run = ["run", "--headless", "--network", network, "--script", "walk_circle"]   # stands 1 s, then walks
+    for name in ("failed.npz", "failed.bvh"):
+        assert main(run + ["--frames", "120", "--record", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert "NaN, infinite or absurd values" in err and "at frame 60" in err and "Traceback" not in err
+    # The same 60 frames played without the failure: the recordings hold exactly these.
+    assert main(run + ["--frames", "60", "--record", str(tmp_path / "clean.npz")]) == 0
+    with np.load(tmp_path / "failed.npz") as failed, np.load(tmp_path / "clean.npz") as clean:
+        assert failed["joint_positions"].shape == (60, 31, 3)
+        np.testing.assert_array_equal(failed["joint_positions"], clean["joint_positions"])
+        drawn = clean["joint_positions"]
+    motion = read_bvh(tmp_path / "failed.bvh")
+    assert motion.frames == 60
+    np.testing.assert_allclose(motion.global_transforms()[:, :, :3, 3], drawn, atol=1e-2)
 
 
 class FailingNetwork(PhaseFunctionedNetwork):

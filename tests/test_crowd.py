@@ -14,6 +14,7 @@ import pytest
 from pfnn_demo.app.demo import Demo
 from pfnn_demo.app.render.offscreen import OffscreenTarget
 from pfnn_demo.library import load_network
+from pfnn_demo.motion.bvh import read_bvh
 from pfnn_demo.sim.controls import Controls
 from pfnn_demo.sim.crowd import Crowd
 from pfnn_demo.sim.input_script import InputScript
@@ -141,15 +142,26 @@ def test_headless_crowd_records_every_character_and_one_replays_alone(tmp_path, 
     again = tmp_path / "three.npz"
     assert main(["run", "--headless", "--replay-input", str(out), "--character", "3", "--record", str(again)]) == 0
     assert np.max(np.abs(np.load(again)["joint_positions"] - recorded)) < 0.01
-    assert main(["run", "--headless", "--script", "walk_circle", "--characters", "0"]) == 2
-    assert "--characters must be between 1" in capsys.readouterr().err
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "--headless", "--script", "walk_circle", "--characters", "2000"])
+    assert exit_info.value.code == 2
+    assert "argument --characters: 2000 is out of range (1 to 1024)" in capsys.readouterr().err
 
 
 def test_crowd_bvh_export_writes_one_file_per_character(tmp_path):
-    out = tmp_path / "take.bvh"
-    assert main(["run", "--headless", "--script", "walk_circle", "--frames", "30", "--characters", "3",
-                 "--record", str(out)]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["take.bvh", "take_1.bvh", "take_2.bvh"]
+    run = ["run", "--headless", "--script", "walk_circle", "--frames", "90", "--characters", "3"]
+    assert main(run + ["--record", str(tmp_path / "bvh" / "take.bvh")]) == 0
+    assert sorted(p.name for p in (tmp_path / "bvh").iterdir()) == ["take.bvh", "take_1.bvh", "take_2.bvh"]
+    assert main(run + ["--record", str(tmp_path / "take.npz")]) == 0          # the same play, deterministic
+    with np.load(tmp_path / "take.npz") as recording:
+        drawn = recording["joint_positions"]                                # (3, 90, 31, 3)
+    for character, name in enumerate(["take.bvh", "take_1.bvh", "take_2.bvh"]):
+        motion = read_bvh(tmp_path / "bvh" / name)
+        assert motion.frames == 90
+        np.testing.assert_allclose(motion.global_transforms()[:, :, :3, 3], drawn[character], atol=1e-2)
+    # Three characters walking apart: the files differ.
+    assert np.abs(drawn[1] - drawn[2]).max() > 10.0
 
 
 def character_pixels(image: np.ndarray) -> int:

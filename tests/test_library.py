@@ -51,6 +51,21 @@ def test_the_example_moves_the_character_the_way_it_was_asked():
     assert pose.trajectory_positions.shape == (12, 3)
 
 
-def test_every_exported_name_exists():
-    for name in pfnn_demo.__all__:
-        assert hasattr(pfnn_demo, name), name
+def test_every_exported_name_is_what_the_api_promises():
+    classes = {"Controller", "Pose", "Crowd", "Controls", "CrowdBehaviour", "InputState", "InputScript", "Scene",
+               "PhaseFunctionedNetwork", "Recorder", "Recording"}
+    functions = {"load_network", "load_scene", "scene_files", "load_recording", "spawn_points"}
+    errors = {"PfnnError", "NetworkOutputError"}
+    constants = {"MODES", "JOINT_NAMES", "PARENTS", "REST_OFFSETS", "__version__"}
+    assert set(pfnn_demo.__all__) == classes | functions | errors | constants
+    namespace: dict = {}
+    exec("from pfnn_demo import *", namespace)
+    assert set(namespace) - {"__builtins__"} == set(pfnn_demo.__all__)
+    assert all(isinstance(namespace[name], type) for name in classes)
+    assert all(callable(namespace[name]) and not isinstance(namespace[name], type) for name in functions)
+    assert issubclass(pfnn_demo.NetworkOutputError, pfnn_demo.PfnnError) and issubclass(pfnn_demo.PfnnError, Exception)
+    assert set(pfnn_demo.MODES) == {"constant", "linear", "cubic"}
+    assert len(pfnn_demo.JOINT_NAMES) == len(pfnn_demo.PARENTS) == len(pfnn_demo.REST_OFFSETS) == 31
+    assert pfnn_demo.PARENTS[0] == -1 and np.all(pfnn_demo.PARENTS[1:] < np.arange(1, 31))   # parents first
+    version = re.search(r'^version = "(.+)"', (REPO / "pyproject.toml").read_text(), re.M).group(1)
+    assert pfnn_demo.__version__ == version

@@ -8,15 +8,32 @@ import pytest
 from pfnn_demo.sim.phase_network import MODES, SET_COUNTS, PhaseFunctionedNetwork, predict_naive
 from pfnn_demo.sim.weights import catmull_rom_weights
 
+from conftest import require_shared
+
 TWO_PI = 2 * np.pi
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_golden_first_frame_in_every_mode(original_weights, golden_frame, mode):
+    # At phase 0 every mode uses the same weights (the first control point): this checks the
+    # layers, the normalisation and the ELU, not the blending; the next test checks the blending.
     network = PhaseFunctionedNetwork(original_weights, mode)
     output = network.predict(golden_frame["X"], 0.0)
     assert output.shape == (311,)
     assert np.max(np.abs(output - golden_frame["Y"])) < 1e-4
+
+
+def test_constant_mode_reproduces_the_original_between_weight_sets(original_weights):
+    """A frame of the original demo (constant mode) whose phase lies between two of the 50 weight
+    sets: the constant mode gives its output, the linear and cubic modes something else."""
+    with np.load(require_shared("reference/oracle/a_walk.npz")) as data:
+        inputs, outputs, phases = data["X"], data["Y"], data["phase_used"]
+    between = (phases * 50 / TWO_PI) % 1.0
+    frame = int(np.flatnonzero((between > 0.3) & (between < 0.7) & (np.arange(len(phases)) > 120))[0])
+    error = {mode: np.max(np.abs(PhaseFunctionedNetwork(original_weights, mode).predict(inputs[frame], phases[frame])
+                                 - outputs[frame])) for mode in MODES}
+    assert error["constant"] < 1e-4, error
+    assert error["linear"] > 0.01 and error["cubic"] > 0.01, error
 
 
 def test_sizes_are_read_from_the_weights(random_weights):

@@ -190,19 +190,28 @@ def test_a_read_only_folder_is_refused(tmp_path, capsys):
         folder.chmod(0o700)
 
 
+def _character_pixels(image: np.ndarray) -> np.ndarray:
+    """(H, W) pixels of the character's warm colour; the terrain and the HUD's text are grey."""
+    return image[..., 0].astype(int) - image[..., 2].astype(int) > 25
+
+
 def test_replay_window_pauses_steps_and_changes_speed(gl, played):
     playback = Playback(load_recording(played / "walk.npz"), load_scene("hills"))
     replay = ReplayDemo(gl, playback, "walk.npz")
     target = OffscreenTarget(gl, (320, 240))
+    recorded = load_recording(played / "walk.npz").global_transforms()
     for _ in range(30):
         replay.update(TICK)
     assert playback.frame == 30
+    np.testing.assert_array_equal(playback.global_transforms, recorded[30])     # what the renderer draws
     replay.render(target.framebuffer)
-    before = target.read()
+    before = _character_pixels(target.read())
+    assert before.sum() > 200
     replay.on_key(pygame.K_SPACE, True)
     for _ in range(30):
         replay.update(TICK)
     assert playback.paused and playback.frame == 30
+    np.testing.assert_array_equal(playback.global_transforms, recorded[30])     # paused: the pose holds
     replay.on_key(pygame.K_RIGHT, True)
     replay.on_key(pygame.K_RIGHT, True)
     assert playback.frame == 32
@@ -210,14 +219,18 @@ def test_replay_window_pauses_steps_and_changes_speed(gl, played):
     assert playback.frame == 31
     for _ in range(30):                           # move the pose on, then look again
         replay.on_key(pygame.K_PERIOD, True)
+    np.testing.assert_array_equal(playback.global_transforms, recorded[61])
     replay.render(target.framebuffer)
-    assert np.abs(target.read().astype(int) - before.astype(int)).sum() > 0
+    after = _character_pixels(target.read())
+    # The character is drawn in another pose: a good part of its pixels moved.
+    assert (before ^ after).sum() > 0.2 * before.sum()
     replay.on_key(pygame.K_SPACE, True)
     replay.on_key(pygame.K_RIGHTBRACKET, True)
     start = playback.frame
     for _ in range(30):
         replay.update(TICK)
     assert playback.speed == 2.0 and playback.frame == start + 60
+    np.testing.assert_array_equal(playback.global_transforms, recorded[start + 60])
     replay.on_key(pygame.K_ESCAPE, True)
     assert replay.quit_requested
 

@@ -67,16 +67,42 @@ def test_character_is_visible_near_the_centre_and_differs_from_the_terrain(gl, w
     assert np.mean(np.abs(terrain[..., 0] - terrain[..., 2])) < 15
 
 
-def test_the_character_shadow_darkens_the_terrain(gl, walked):
+def _cast_shadow_region(controller, renderer, joints, radius: float, towards: float = -1.0) -> np.ndarray:
+    """(H, W) pixels within `radius` of where the light casts `joints` onto the terrain (or, with
+    `towards` +1, as far the other way: towards the light)."""
+    from pfnn_demo.app.render.lighting import LIGHT_OFFSET
+
+    view_projection, _ = renderer.matrices(controller.camera, SIZE, controller.joint_positions[0])
+    towards_light = np.array(LIGHT_OFFSET)
+    points = controller.global_transforms[joints, :3, 3].astype(float)
+    ground = controller.scene.heightmap.sample(points[:, 0], points[:, 2])
+    offset = ((points[:, 1] - ground) / towards_light[1])[:, None] * towards_light * np.array([1.0, 0.0, 1.0])
+    cast = np.c_[points[:, 0], ground, points[:, 2]] + towards * offset
+    clip = np.array(view_projection.to_list()).T @ np.c_[cast, np.ones(len(cast))].T     # glm is column-major
+    ndc = clip[:2] / clip[3]
+    columns, rows = (ndc[0] + 1) / 2 * SIZE[0], (1 - ndc[1]) / 2 * SIZE[1]
+    grid_rows, grid_columns = np.mgrid[:SIZE[1], :SIZE[0]]
+    distance = np.min(np.hypot(grid_rows[..., None] - rows, grid_columns[..., None] - columns), axis=-1)
+    return distance < radius
+
+
+def test_the_character_shadow_darkens_the_terrain_where_the_light_casts_it(gl, walked):
     image, without = _character_mask(gl, walked)
-    brightness, reference = image.astype(float).sum(-1), without.astype(float).sum(-1)
-    darker = reference - brightness > 30
-    character = np.any(image.astype(int) - without.astype(int) > 40, axis=-1) & ~darker
-    # Some terrain pixels (not the character) got darker: the shadow. The light comes from
-    # (+3000, +3700, +1500), so the shadow falls away from it.
-    shadow = darker & ~character
-    assert shadow.sum() > 50
-    assert np.all(image[shadow].astype(float).sum(-1) < without[shadow].astype(float).sum(-1))
+    _, renderer = _render(gl, walked)
+    # The character by its colour (warm albedo 1, 0.9, 0.6; the terrain is grey, lit or shaded).
+    character = image[..., 0].astype(int) - image[..., 2].astype(int) > 25
+    darker = without.astype(float).sum(-1) - image.astype(float).sum(-1) > 30
+    # Where the light (from +3000, +3700, +1500) casts the upper body: away from the feet, whose
+    # contact darkening is drawn without the shadow map.
+    upper_body = [11, 12, 13, 15, 16, 18, 19, 25, 26]
+    region = _cast_shadow_region(walked, renderer, upper_body, radius=10.0) & ~character
+    assert region.sum() > 200
+    shadow = darker & region
+    assert shadow.sum() > 0.2 * region.sum(), (shadow.sum(), region.sum())
+    # As far on the other side, towards the light, the terrain is not darkened.
+    lit_side = _cast_shadow_region(walked, renderer, upper_body, radius=10.0, towards=1.0) & ~character
+    assert lit_side.sum() > 200
+    assert (darker & lit_side).sum() < 0.05 * lit_side.sum(), (darker & lit_side).sum()
 
 
 def test_menu_overlay_draws_text(gl, walked):

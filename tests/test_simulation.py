@@ -82,8 +82,6 @@ def _speed_and_heading(recording, start_frame):
 def test_walk_forward_speed_and_direction_then_jog_is_faster(original_weights):
     walk, _ = run(original_weights, segments((1, {}), (20, {"move": [0, 1]})))
     jog, _ = run(original_weights, segments((1, {}), (20, {"move": [0, 1], "jog": 1.0})))
-    walk_speed, walk_displacement = _speed_and_heading(walk, 3 * FPS)
-    jog_speed, _ = _speed_and_heading(jog, 3 * FPS)
     # Stick forward with the camera at yaw 0 (looking along -X) walks along -X; the walls at
     # +-975 stop a 20 s walk, so measure the first 6 s after the start-up.
     early_speed, early = _speed_and_heading({"root_position": walk["root_position"][:9 * FPS]}, 3 * FPS)
@@ -92,8 +90,9 @@ def test_walk_forward_speed_and_direction_then_jog_is_faster(original_weights):
     assert 90 < early_speed < 200, f"walking speed {early_speed:.0f} units/s"   # about 0.9-2 m/s
     jog_early, _ = _speed_and_heading({"root_position": jog["root_position"][:6 * FPS]}, 2 * FPS)
     assert jog_early > 1.5 * early_speed, (jog_early, early_speed)
+    assert 150 < jog_early < 450, f"jogging speed {jog_early:.0f} units/s"          # about 1.5-4.5 m/s
+    # The walls stop the 20 s walk: it never leaves the plaza.
     assert np.all(np.abs(walk["root_position"][:, [0, 2]]) < 975)
-    assert walk_speed > 0 and jog_speed > 0
 
 
 def test_180_degree_turn_is_followed_within_1_5_seconds(original_weights):

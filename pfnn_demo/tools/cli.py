@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "in the current folder)")
     run.add_argument("--record-format", choices=("npz", "bvh", "both"), default="both",
                      help="window: what a recording writes (default: both, the .npz and the .bvh)")
-    run.add_argument("--characters", type=_integer(1), default=1, metavar="N",
+    run.add_argument("--characters", type=_integer(1, MAX_CHARACTERS), default=1, metavar="N",
                      help="characters in the scene: the player and N-1 more, who wander (or follow "
                           "--crowd-script), simulated together (default 1; the menu changes it in the window)")
     run.add_argument("--crowd-script", action="append", default=[], metavar="FILE",
@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--camera-yaw", type=_number(), default=None, metavar="DEG", help="camera yaw in degrees")
     shot.add_argument("--camera-distance", type=_number(0.0, above=True), default=None, metavar="D",
                       help="camera distance from the player (default 300 units)")
-    shot.add_argument("--characters", type=_integer(1), default=1, metavar="N",
+    shot.add_argument("--characters", type=_integer(1, MAX_CHARACTERS), default=1, metavar="N",
                       help="play the script with N characters, the player and N-1 wandering (default 1)")
     shot.add_argument("--seed", type=_integer(0, SEED_MAX), default=0, help="seed of the crowd's wandering (default 0)")
     shot.set_defaults(handler=_screenshot)
@@ -422,7 +422,7 @@ def _run(args) -> int:
     if args.record:
         raise PfnnError("--record is for headless runs (--headless --script FILE); in the window, F5, the pad's "
                         "Y or the menu records into --record-dir")
-    count = _crowd_size(args)
+    count = args.characters
     if args.crowd_script:
         raise PfnnError("--crowd-script is for headless runs; in the window the other characters wander")
     network = _load_network(args)   # a missing network is the first thing to report
@@ -545,7 +545,7 @@ def _simulated_frame(args, scene):
     from ..sim.wander import CrowdBehaviour, spawn_points
 
     script = InputScript.load(args.script)
-    count = _crowd_size(args)
+    count = args.characters
     network = _load_network(args)
     if count > 1:
         controller = Controller(network, scene, characters=count, starts=spawn_points(scene, count, args.seed))
@@ -597,7 +597,7 @@ def _run_headless(args) -> int:
                         "or --replay-input REC.npz")
     if args.no_ik:
         script = script.without_ik()
-    count = _crowd_size(args)
+    count = args.characters
     if args.replay_input and count > 1:
         raise PfnnError("--replay-input plays one character's inputs; leave out --characters")
     crowd_scripts = {i + 1: InputScript.load(path) for i, path in enumerate(args.crowd_script)}
@@ -631,12 +631,6 @@ def _run_headless(args) -> int:
 
 
 MAX_CHARACTERS = 1024
-
-
-def _crowd_size(args) -> int:
-    if not 1 <= args.characters <= MAX_CHARACTERS:
-        raise PfnnError(f"--characters must be between 1 and {MAX_CHARACTERS}, got {args.characters}")
-    return args.characters
 
 
 def _convert_weights(args) -> int:

@@ -59,3 +59,36 @@ def test_no_drawn_knee_snaps_in_a_crouch_walk_or_strafing(network, script):
     jumps = _knee_jumps(recording["joint_positions"])
     assert jumps.max() <= bound, (f"frame {int(jumps.argmax()) + 1}: a knee jumped {jumps.max():.1f} units "
                                   f"(bound {bound:.1f})")
+
+
+def _feet_switching_ik_off(network, fade_frames: int, monkeypatch) -> tuple[np.ndarray, list[float]]:
+    """Drawn feet (frames, 4, 3) of a walk whose foot IK is switched off after 3 s, and the IK's
+    weight on each tick."""
+    from pfnn_demo.sim import crowd as crowd_module
+    from pfnn_demo.sim.controller import Controller
+
+    monkeypatch.setattr(crowd_module, "IK_FADE_FRAMES", fade_frames)
+    played = InputScript.from_dict({"segments": [{"duration": 3.0, "move": [0, 1], "ik": True},
+                                                 {"duration": 1.0, "move": [0, 1], "ik": False}]})
+    controller = Controller(network, load_scene("hills"))
+    feet, weights = [], []
+    for frame in range(played.frames):
+        controller.step(played.state(frame))
+        feet.append(controller.joint_positions_final[[4, 5, 9, 10]].copy())
+        weights.append(float(controller.crowd.ik_weight[0]))
+    return np.array(feet, np.float64), weights
+
+
+def test_switching_foot_ik_off_fades_it_out_instead_of_moving_the_feet_at_once(monkeypatch):
+    from pfnn_demo.sim.crowd import IK_FADE_FRAMES
+
+    network = PhaseFunctionedNetwork(load_weights(default_network_path()), "cubic")
+    feet, weights = _feet_switching_ik_off(network, IK_FADE_FRAMES, monkeypatch)
+    switch = 180
+    assert weights[switch - 1] == 1.0 and weights[switch + IK_FADE_FRAMES - 1] == 0.0
+    assert 0.0 < weights[switch + IK_FADE_FRAMES // 2] < 1.0
+    jumps = np.linalg.norm(np.diff(feet, n=2, axis=0), axis=-1).max(axis=1)
+    at_once, _ = _feet_switching_ik_off(network, 1, monkeypatch)
+    at_once_jumps = np.linalg.norm(np.diff(at_once, n=2, axis=0), axis=-1).max(axis=1)
+    around = slice(switch - 2, switch + IK_FADE_FRAMES + 2)
+    assert jumps[around].max() < 0.5 * at_once_jumps[around].max(), (jumps[around].max(), at_once_jumps[around].max())

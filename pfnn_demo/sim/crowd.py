@@ -178,7 +178,8 @@ class Crowd:
         if self.frame == 0:     # the first step starts as asked: nothing to fade from
             self.ik_weight = ik_enabled.astype(np.float64)
         else:
-            self.ik_weight = np.clip(self.ik_weight + np.where(ik_enabled, 1.0, -1.0) / IK_FADE_FRAMES, 0.0, 1.0)
+            ticks = np.rint(self.ik_weight * IK_FADE_FRAMES) + np.where(ik_enabled, 1, -1)   # whole ticks: exact 0 and 1
+            self.ik_weight = np.clip(ticks, 0, IK_FADE_FRAMES) / IK_FADE_FRAMES
         if np.any(self.ik_weight > 0):
             self.global_transforms = self.ik.solve(global_anim, self.contacts, self.scene.heightmap, self.ik_weight)
         else:

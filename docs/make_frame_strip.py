@@ -34,24 +34,30 @@ ROWS = {                       # script: (scene, frames to show at 60 per second
 TILE = (320, 240)
 
 
-def render(out: Path, network: str | None) -> None:
+def tile_screenshots(out: Path, rows: list[list[tuple[list[str], str]]], tile: tuple[int, int] = TILE) -> None:
+    """Render every tile, (arguments of `pfnn-demo screenshot` after its output, label), with
+    `pfnn-demo screenshot` at `tile` size without the HUD, and lay them out a row per list."""
     pygame.init()
     font = pygame.font.Font(None, 22)
-    sheet = pygame.Surface((TILE[0] * 4, TILE[1] * len(ROWS)))
+    sheet = pygame.Surface((tile[0] * max(len(row) for row in rows), tile[1] * len(rows)))
     with tempfile.TemporaryDirectory() as folder:
-        for row, (script, (scene, frames)) in enumerate(ROWS.items()):
-            for column, frame in enumerate(frames):
-                path = Path(folder) / f"{script}_{frame}.png"
-                args = ["screenshot", str(path), "--script", script, "--scene", scene, "--frames", str(frame), "--no-hud",
-                        "--size", f"{TILE[0]}x{TILE[1]}"] + (["--network", network] if network else [])
-                if main(args) != 0:
-                    raise SystemExit(f"could not render {script} frame {frame}")
-                sheet.blit(pygame.image.load(str(path)), (column * TILE[0], row * TILE[1]))
-                label = font.render(f"{script}  {frame / 60:.1f} s", True, (255, 255, 255))
-                sheet.blit(label, (column * TILE[0] + 6, row * TILE[1] + 6))
+        for r, row in enumerate(rows):
+            for column, (arguments, label) in enumerate(row):
+                path = Path(folder) / f"{r}_{column}.png"
+                if main(["screenshot", str(path), "--no-hud", "--size", f"{tile[0]}x{tile[1]}"] + arguments) != 0:
+                    raise SystemExit(f"could not render {label}")
+                sheet.blit(pygame.image.load(str(path)), (column * tile[0], r * tile[1]))
+                sheet.blit(font.render(label, True, (255, 255, 255)), (column * tile[0] + 6, r * tile[1] + 6))
     out.parent.mkdir(parents=True, exist_ok=True)
     pygame.image.save(sheet, str(out))
     print(f"wrote {out}")
+
+
+def render(out: Path, network: str | None) -> None:
+    chosen = ["--network", network] if network else []
+    tile_screenshots(out, [[(["--script", script, "--scene", scene, "--frames", str(frame)] + chosen,
+                             f"{script}  {frame / 60:.1f} s") for frame in frames]
+                           for script, (scene, frames) in ROWS.items()])
 
 
 if __name__ == "__main__":

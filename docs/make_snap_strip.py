@@ -12,42 +12,20 @@ versions of the drawing show the same frames side by side.
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-
-import pygame  # noqa: E402
-
-from pfnn_demo.tools.cli import main  # noqa: E402
+from make_frame_strip import tile_screenshots
 
 TILE = (240, 300)
 
 
 def render(out: Path, rows: list[tuple[str, str]], first: int, count: int, step: int,
            camera_yaw: float | None, camera_distance: float) -> None:
-    pygame.init()
-    font = pygame.font.Font(None, 22)
-    sheet = pygame.Surface((TILE[0] * count, TILE[1] * len(rows)))
-    with tempfile.TemporaryDirectory() as folder:
-        for row, (label, recording) in enumerate(rows):
-            for column in range(count):
-                frame = first + column * step
-                path = Path(folder) / f"{row}_{frame}.png"
-                args = ["screenshot", str(path), "--replay", recording, "--frame", str(frame), "--no-hud",
-                        "--no-debug", "--size", f"{TILE[0]}x{TILE[1]}", "--camera-distance", str(camera_distance)]
-                if camera_yaw is not None:
-                    args += ["--camera-yaw", str(camera_yaw)]
-                if main(args) != 0:
-                    raise SystemExit(f"could not render frame {frame} of {recording}")
-                sheet.blit(pygame.image.load(str(path)), (column * TILE[0], row * TILE[1]))
-                text = f"{label}  frame {frame}" if column == 0 else f"frame {frame}"
-                sheet.blit(font.render(text, True, (255, 255, 255)), (column * TILE[0] + 6, row * TILE[1] + 6))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    pygame.image.save(sheet, str(out))
-    print(f"wrote {out}")
+    camera = ["--camera-distance", str(camera_distance)] + ([] if camera_yaw is None else ["--camera-yaw", str(camera_yaw)])
+    frames = [first + column * step for column in range(count)]
+    tile_screenshots(out, [[(["--replay", recording, "--frame", str(frame), "--no-debug"] + camera,
+                             f"{label}  frame {frame}" if frame == first else f"frame {frame}") for frame in frames]
+                           for label, recording in rows], TILE)
 
 
 if __name__ == "__main__":

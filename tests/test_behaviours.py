@@ -64,7 +64,7 @@ def test_stopping_from_a_walk_or_a_jog_settles_into_a_standing_pose(name):
     # Measured from 1.5 s after the release: the original network needs that long (from 1 s its
     # feet still move at 1.1 to 2.3 units/s). The shipped network's stop after the walking curve
     # (the second "stop and stand") settles more slowly, and standing it does not breathe (its
-    # upper body is still): README, Evaluation.
+    # upper body is still): docs/evaluation.md.
     recording, spans, _ = play(name, "stop_and_go")
     for label in ("stop from a walk and stand", "stop from a jog and stand"):
         span = spans[label][0]
@@ -86,7 +86,7 @@ def test_shipped_feet_stand_still_from_a_second_after_every_release(script):
 @pytest.mark.parametrize("name", BOTH)
 def test_sharp_turns_are_quick(name):
     recording, spans, _ = play(name, "sharp_turns")
-    # The original turns round in 1.08 s, the shipped network in 1.14 s (README, Evaluation).
+    # The original turns round in 1.08 s, the shipped network in 1.14 s (docs/evaluation.md).
     assert turn_time(recording) < 2.0
     direction = recording["root_direction"][:, [0, 2]]
     for label in ("turn 90 right", "jog, turn 90 left"):

@@ -99,7 +99,7 @@ def test_its_feet_stay_put_when_it_stands(network):
     # settles at the start and 1.3 after the jog; a network whose standing contacts hover about
     # the IK's lock threshold creeps at 10 to 13.
     # Only after a stop: from its first frame (the mean pose) the shipped network shuffles its
-    # feet for about a second before it stands (README, Evaluation).
+    # feet for about a second before it stands (docs/evaluation.md).
     recording, spans = _play(network, "jog_and_stop")
     for label in ("stop",):
         feet = recording["joint_positions"][spans[label]][:, [4, 5, 9, 10]][:, :, [0, 2]].astype(np.float64)

@@ -49,12 +49,16 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-9)
 
 
+def _off_line(vectors: np.ndarray, along: np.ndarray) -> np.ndarray:
+    """The part of `vectors` (..., 3) across the unit directions `along`."""
+    return vectors - np.sum(vectors * along, axis=-1, keepdims=True) * along
+
+
 def _across(hips: np.ndarray, knees: np.ndarray, ankles: np.ndarray, forward: np.ndarray):
     """The knee's offset from the hip-ankle line, and `forward` across that line (unit)."""
     along = _unit(ankles - hips)
-    offset = knees - hips
-    offset = offset - np.sum(offset * along, axis=-1, keepdims=True) * along
-    ahead = forward - np.sum(forward * along, axis=-1, keepdims=True) * along
+    offset = _off_line(knees - hips, along)
+    ahead = _off_line(forward, along)
     ahead_length = np.linalg.norm(ahead, axis=-1, keepdims=True)
     # A forward along the leg has no part across it: the knee keeps its own direction then.
     ahead = np.where(ahead_length > 1e-3, ahead / np.maximum(ahead_length, 1e-9), _unit(offset))
@@ -67,10 +71,7 @@ def bend_directions(hips: np.ndarray, knees: np.ndarray, ankles: np.ndarray,
     the knees' forward axes `knee_forward` (..., 3) across the line, or without them the given
     knees' own directions (undefined for a knee on the line)."""
     if knee_forward is None:
-        along = _unit(ankles - hips)
-        pole = knees - hips
-        pole = pole - np.sum(pole * along, axis=-1, keepdims=True) * along
-        return pole / np.maximum(np.linalg.norm(pole, axis=-1, keepdims=True), 1e-9)
+        return _unit(_off_line(knees - hips, _unit(ankles - hips)))
     return _across(hips, knees, ankles, knee_forward)[1]
 
 

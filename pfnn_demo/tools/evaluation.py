@@ -89,6 +89,7 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
     phase_rate = np.mod(np.diff(recording["phase"]), 2 * np.pi) / (2 * np.pi) * FPS
     gait = recording["gait"][1:]
     open_ground = gait[:, BUMP] < 0.5
+    accelerations = joint_accelerations(joints)
     return {
         "completed": float(recording.get("completed", 1.0)),
         "foot skate": float(speed[in_contact].mean()) if in_contact.any() else math.nan,
@@ -100,8 +101,8 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
         "phase speed jog": float(phase_rate[gait[:, 2] > 0.5].mean()) if np.any(gait[:, 2] > 0.5) else math.nan,
         "jitter": mean_acceleration(joints),
         "shake": shake(joints),
-        "snaps": float(np.count_nonzero(np.any(joint_accelerations(joints) > SNAP_ACCELERATION, axis=1))),
-        "worst jump": float(joint_accelerations(joints).max() / (FPS * FPS)),
+        "snaps": float(np.count_nonzero(np.any(accelerations > SNAP_ACCELERATION, axis=1))),
+        "worst jump": float(accelerations.max() / (FPS * FPS)),
         "standing feet": standing_foot_speed(recording),
         "bone length": 100.0 * float(bone_length_deviation(joints).max()),
         "raw bone length": 100.0 * float(np.percentile(bone_length_deviation(recording["joint_positions_raw"]), 99)),

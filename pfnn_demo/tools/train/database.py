@@ -14,7 +14,8 @@ import numpy as np
 from scipy import ndimage
 
 from ...sim.features import INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLES, SAMPLE_STEP
-from ...sim.rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotate_y, yaw_matrix
+from ...sim.rotation import (matrix_to_euler_zyx, matrix_to_quat, quat_slerp, quat_to_matrix, rotate_y,
+                             rotation_between, yaw_matrix)
 from ...motion.bvh import Motion
 from ...sim.skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, _REST_OFFSETS_BVH
 from . import labels
@@ -38,21 +39,29 @@ class Clip:
     phase: np.ndarray          # (T,) cycles
     gaits: np.ndarray          # (T, 6)
     contacts: np.ndarray       # (T, 4) float: L heel, L toe, R heel, R toe
-    source: str = "bvh"        # where the motion came from: "bvh" or "deepmimic"
+    source: str = "cmu"        # where the motion came from: "cmu" (BVH, ASF/AMC) or "deepmimic"
     ground: object = None      # ground(x, z) under a clip that is not on flat ground (stairs)
     category: str = ""         # what the clip shows, from its folder's clips.json ("walk", "jump" ...)
     one_shot: bool = False     # a motion that happens once (a start, a stop, a jump), not a gait cycle
+    validation: bool = False   # held out of training to measure it (clips.json "validation")
 
     @property
     def frames(self) -> int:
         return len(self.positions)
 
 
-def retarget_to_canonical(motion: Motion) -> Motion:
+def retarget_to_canonical(motion: Motion, align_rest: bool = False) -> Motion:
     """A clip in the 31-joint CMU hierarchy onto the canonical skeleton: the same joint rotations
-    on the canonical bone offsets; the root's path scaled by the ratio of leg lengths."""
+    on the canonical bone offsets; the root's path scaled by the ratio of leg lengths.
+
+    With `align_rest`, each joint's rotation is first turned so that the canonical bone points
+    where the subject's bone pointed (`rest_aligned`): subjects' rest poses differ from the
+    canonical one by up to 25 degrees per bone (a hip joint's offset, a foot's pitch), and the same
+    rotations on other rest directions give another pose."""
     if list(motion.names) != list(JOINT_NAMES):
         raise ValueError("retarget_to_canonical needs the 31-joint CMU hierarchy")
+    if align_rest:
+        motion = rest_aligned(motion)
     leg = [2, 3, 4]
     scale = np.linalg.norm(_REST_OFFSETS_BVH[leg], axis=1).sum() / np.linalg.norm(motion.offsets[leg], axis=1).sum()
     values = motion.values.copy()
@@ -62,9 +71,40 @@ def retarget_to_canonical(motion: Motion) -> Motion:
                   motion.frame_time, motion.end_sites)
 
 
-def clip_from_motion(motion, name: str, ground: float | None = None) -> Clip:
+def rest_aligned(motion: Motion) -> Motion:
+    """The same motion re-expressed on bones that point the canonical way at rest (lengths kept):
+    every world rotation W(j) becomes W(j) A(j), where A(j) turns the canonical offset of j's
+    child onto the subject's (the identity where either has no length, e.g. the hips' three
+    zero-length children), so that every bone points in the world where it did."""
+    parents = np.asarray(motion.parents)
+    align = np.broadcast_to(np.eye(3), (len(parents), 3, 3)).copy()
+    for joint in range(len(parents)):
+        children = [c for c in np.flatnonzero(parents == joint)
+                    if np.linalg.norm(motion.offsets[c]) > 1e-6 and np.linalg.norm(_REST_OFFSETS_BVH[c]) > 1e-6]
+        if len(children) == 1:
+            align[joint] = rotation_between(_REST_OFFSETS_BVH[children[0]], motion.offsets[children[0]])
+    world = motion.global_transforms()
+    rotations = world[..., :3, :3] @ align
+    local = rotations.copy()
+    local[:, 1:] = np.swapaxes(rotations[:, parents[1:]], -1, -2) @ rotations[:, 1:]
+    values = motion.values.copy()
+    for joint, (start, channels) in enumerate(motion._joint_columns()):
+        order = [c[0] for c in channels if c.endswith("rotation")]
+        if order != ["Z", "Y", "X"]:
+            raise ValueError(f"rest alignment needs Z Y X rotation channels, joint {motion.names[joint]} has "
+                             + " ".join(order))
+        columns = [start + k for k, c in enumerate(channels) if c.endswith("rotation")]
+        values[:, columns] = np.degrees(matrix_to_euler_zyx(local[:, joint]))
+    # Each offset seen from its parent's aligned frame: the aligned child along the canonical way.
+    offsets = motion.offsets.copy()
+    offsets[1:] = np.einsum("jki,jk->ji", align[parents[1:]], motion.offsets[1:])
+    return Motion(list(motion.names), parents, offsets, motion.channels, values, motion.frame_time,
+                  motion.end_sites)
+
+
+def clip_from_motion(motion, name: str, ground: float | None = None, align_rest: bool = False) -> Clip:
     """Canonical skeleton, resampled to 60 fps, stood on y = 0, labelled automatically."""
-    world = retarget_to_canonical(motion).global_transforms(BVH_TO_DEMO_UNITS)
+    world = retarget_to_canonical(motion, align_rest).global_transforms(BVH_TO_DEMO_UNITS)
     source_fps = 1.0 / motion.frame_time
     step = source_fps / FPS
     frames = np.arange(0, world.shape[0] - 1e-9, step)

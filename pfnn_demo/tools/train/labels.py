@@ -25,17 +25,29 @@ CLEAN_SECONDS = 0.05
 SHUFFLE = 0.4                        # seconds: a foot landing again this soon is shuffling
 
 
-def foot_contacts(positions: np.ndarray, fps: float) -> np.ndarray:
-    """(T, 4) booleans in the order left heel, left toe, right heel, right toe."""
-    joints = positions[:, CONTACT_ORDER]
+def foot_contacts(positions: np.ndarray, fps: float, ground=None, by_height: bool = True) -> np.ndarray:
+    """(T, 4) booleans in the order left heel, left toe, right heel, right toe.
+
+    On uneven ground, `ground(x, z)` gives the floor under each joint (`footstep_ground`); a
+    joint's height is then measured from it, not from the clip's lowest level. Without
+    `by_height` a slow joint is in contact at any height (a first guess on unknown ground)."""
+    joints = positions[:, CONTACT_ORDER].astype(np.float64)
     # Marker jitter is amplified by differentiation: smooth over about 20 ms first.
     smooth = ndimage.gaussian_filter1d(joints, SMOOTH_SECONDS * fps, axis=0, mode="nearest")
     speed = np.linalg.norm(np.gradient(smooth, axis=0) * fps, axis=-1)
     # Running feet never stop quite still: a joint's own slow frames set its threshold.
     threshold = np.clip(1.5 * np.percentile(speed, 10, axis=0), CONTACT_SPEED, MAX_CONTACT_SPEED)
-    ground = np.percentile(joints[..., 1], 5, axis=0)
+    slow = speed < threshold
+    if ground is None:
+        heights = joints[..., 1]
+        level = np.percentile(heights, 5, axis=0)
+    else:
+        # Above a recovered ground a swing can dip below the fit between steps: the level is
+        # where the slow frames of each joint rest.
+        heights = joints[..., 1] - ground(joints[..., 0], joints[..., 2])
+        level = np.array([np.median(heights[slow[:, k], k]) if slow[:, k].any() else 0.0 for k in range(4)])
     lift = np.array([CONTACT_LIFT[j] for j in CONTACT_ORDER])
-    contact = (speed < threshold) & (joints[..., 1] < ground + lift)
+    contact = slow & ((heights < level + lift) | (not by_height))
     size = max(int(round(CLEAN_SECONDS * fps)) | 1, 3)
     return ndimage.median_filter(contact.astype(np.uint8), size=(size, 1), mode="nearest").astype(bool)
 
@@ -139,6 +151,21 @@ def longest_flight(contacts: np.ndarray) -> np.ndarray:
     return np.flatnonzero(spells == longest)
 
 
+MIN_FLIGHT = 0.12     # seconds with no foot down: a hop, not a missed contact
+
+
+def jumps_weights(contacts: np.ndarray, fps: float) -> np.ndarray:
+    """(T,) jump weight of a clip of several jumps (hops on the spot, jumps forward): every
+    flight of at least MIN_FLIGHT seconds, from TAKE_OFF before it to LANDING after it."""
+    airborne = ~np.any(contacts, axis=1)
+    airborne = ndimage.binary_opening(airborne, structure=np.ones(max(int(MIN_FLIGHT * fps), 1), bool))
+    before, after = int(TAKE_OFF * fps), int(LANDING * fps)
+    # A frame counts when a flight frame lies within `before` after it or `after` before it.
+    reach = np.convolve(airborne.astype(float), np.ones(before + after + 1))[before:before + len(airborne)]
+    weight = reach > 0
+    return np.clip(ndimage.uniform_filter1d(weight.astype(float), max(int(0.1 * fps), 1), mode="nearest"), 0, 1)
+
+
 def jump_weights(contacts: np.ndarray, fps: float) -> np.ndarray:
     """(T,) jump weight of a clip known to hold one jump: 1 from TAKE_OFF seconds before its
     longest flight (no heel or toe in contact) to LANDING seconds after it, ramping over 0.1 s."""
@@ -178,5 +205,54 @@ def contact_ground(positions: np.ndarray, contacts: np.ndarray):
         s = np.asarray(x, np.float64) * travel[0] + np.asarray(z, np.float64) * travel[1]
         index = np.clip(np.searchsorted(along, s, side="right") - 1, 0, len(along) - 1)
         return np.where(s < min(origin, along[0]), 0.0, heights[index])
+
+    return ground
+
+
+FOOTSTEP_CELL = 4.0           # units: the grid of a ground recovered from footsteps
+FOOTSTEP_SIGMA = 12.0         # units: how far one footstep's height reaches (about a foot's width)
+FOOTSTEP_MARGIN = 120.0       # units of ground around the walk (the trajectory and its side probes)
+TOE_REST = 3.0                # units: a planted toe joint above the floor (the clips are stood so)
+
+
+def footstep_ground(positions: np.ndarray, contacts: np.ndarray):
+    """ground(x, z) under a walk over uneven ground whose floor was not recorded, recovered from
+    where the feet stood (as the PFNN paper fits terrain to footsteps): every planted heel and
+    toe gives the floor's height under it (the joint's height above a flat floor taken off: the
+    toe's TOE_REST, the heel's its median height above the toe while both are down), and a grid
+    holds their Gaussian-weighted mean, smooth between steps and carried on from the nearest
+    steps far from them. Vectorised: any array shapes of x and z."""
+    positions = positions.astype(np.float64)
+    down = contacts > 0.5
+    flat = down[:, 0] & down[:, 1]
+    heel_above_toe = float(np.median(positions[flat, 4, 1] - positions[flat, 5, 1])) if flat.sum() > 10 else 5.0
+    points, heights = [], []
+    for column, joint in enumerate(CONTACT_ORDER):
+        rest = TOE_REST + (heel_above_toe if joint in (4, 9) else 0.0)
+        planted = positions[down[:, column], joint]
+        points.append(planted[:, [0, 2]])
+        heights.append(planted[:, 1] - rest)
+    points, heights = np.concatenate(points), np.concatenate(heights)
+    if not len(points):
+        return lambda x, z: np.zeros(np.broadcast_shapes(np.shape(x), np.shape(z)))
+    low = points.min(axis=0) - FOOTSTEP_MARGIN
+    shape = np.ceil((points.max(axis=0) + FOOTSTEP_MARGIN - low) / FOOTSTEP_CELL).astype(int) + 1
+    cells = np.round((points - low) / FOOTSTEP_CELL).astype(int)
+    weight = np.zeros(shape)
+    total = np.zeros(shape)
+    np.add.at(weight, (cells[:, 0], cells[:, 1]), 1.0)
+    np.add.at(total, (cells[:, 0], cells[:, 1]), heights)
+    sigma = FOOTSTEP_SIGMA / FOOTSTEP_CELL
+    near_w, near_h = (ndimage.gaussian_filter(a, sigma, mode="constant") for a in (weight, total))
+    # Far from any step, the nearby steps' level carries on (a wide kernel) instead of falling to 0.
+    far_w, far_h = (ndimage.gaussian_filter(a, 4 * sigma, mode="constant") for a in (weight, total))
+    mix = np.clip(near_w / (near_w.max() * 1e-2), 0.0, 1.0)
+    grid = mix * near_h / np.maximum(near_w, 1e-12) + (1 - mix) * far_h / np.maximum(far_w, 1e-12)
+    grid = np.where(far_w > 1e-12, grid, float(np.median(heights)))
+
+    def ground(x, z):
+        x, z = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(z, np.float64))
+        coords = np.stack([(x - low[0]) / FOOTSTEP_CELL, (z - low[1]) / FOOTSTEP_CELL])
+        return ndimage.map_coordinates(grid, coords.reshape(2, -1), order=1, mode="nearest").reshape(x.shape)
 
     return ground

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import PfnnError
+from ...motion.acclaim import load_amc
 from ...motion.bvh import read_bvh
 from ...motion.deepmimic import load_deepmimic
 from . import labels
@@ -33,15 +34,28 @@ MANIFEST = "clips.json"
 
 
 def motion_files(folder: Path) -> list[Path]:
-    """BVH clips and DeepMimic motions (.txt or .json) in a folder and its subfolders, sorted."""
-    return sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix.lower() in (".bvh", ".txt", ".json")
+    """BVH clips, CMU ASF/AMC clips (.amc, with their subject's .asf beside them) and DeepMimic
+    motions (.txt or .json) in a folder and its subfolders, sorted."""
+    return sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix.lower() in MOTION_SUFFIXES
                   and f.name.lower() not in ("license.txt", "readme.txt", MANIFEST))
 
 
+MOTION_SUFFIXES = (".bvh", ".amc", ".txt", ".json")
+
+
 def load_motion(file: Path):
-    if file.suffix.lower() == ".bvh":
+    """A clip in the 31-joint CMU hierarchy (BVH, ASF/AMC) or on the canonical skeleton (DeepMimic)."""
+    suffix = file.suffix.lower()
+    if suffix == ".bvh":
         return read_bvh(file)
+    if suffix == ".amc":
+        return load_amc(file)
     return load_deepmimic(file, DEEPMIMIC_SECONDS)
+
+
+# ASF/AMC clips are on their subject's own rest pose: retargeted with the bones aligned to the
+# canonical rest directions (database.rest_aligned). BVH clips keep the shipped recipe.
+ALIGN_REST = {".amc": True}
 
 
 def manifest(folder: Path) -> dict[str, dict]:
@@ -54,9 +68,13 @@ def manifest(folder: Path) -> dict[str, dict]:
     except (ValueError, KeyError, TypeError) as error:
         raise PfnnError(f"not a clip manifest ({error})", path) from None
     for name, entry in entries.items():
-        if not isinstance(entry, dict) or entry.get("use", "cycle") not in ("cycle", "one-shot"):
-            raise PfnnError(f"{name}: 'use' must be 'cycle' or 'one-shot'", path)
+        if not isinstance(entry, dict) or entry.get("use", "cycle") not in USES:
+            raise PfnnError(f"{name}: 'use' must be one of {', '.join(USES)}", path)
     return entries
+
+
+# "skip": kept beside the others but not trained on (e.g. a take that is there twice).
+USES = ("cycle", "one-shot", "skip")
 
 
 NO_JUMP = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0], np.float32)
@@ -64,17 +82,22 @@ NO_JUMP = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0], np.float32)
 
 def apply_category(clip, category: str) -> None:
     """Labels that the clip's category knows better than automatic labelling (in place): a
-    sneak is crouched throughout, a jump clip holds one jump around its longest flight, stairs
-    climb their own ground, and no other captured clip jumps (a missed contact is not a flight)."""
+    sneak is crouched throughout, a jump clip holds one jump around its longest flight, a jumps
+    clip jumps at every flight, stairs climb their own ground, a walk over uneven ground stands on
+    the ground recovered from its footsteps (its contacts measured from it), and no other
+    captured clip jumps (a missed contact is not a flight)."""
     clip.category = category
     if not category:
         return
     if category == "crouch":
         clip.gaits[:] = np.array([0, 0, 0, 1, 0, 0], np.float32)
         return
+    if category == "uneven":
+        relabel_on_footsteps(clip)
     gaits = clip.gaits * NO_JUMP
-    if category == "jump":
-        weight = labels.jump_weights(clip.contacts > 0.5, FPS)[:, None]
+    if category in ("jump", "jumps"):
+        find = labels.jump_weights if category == "jump" else labels.jumps_weights
+        weight = find(clip.contacts > 0.5, FPS)[:, None]
         gaits = (1 - weight) * gaits + weight * np.array([0, 0, 0, 0, 1, 0], np.float32)
     total = gaits.sum(axis=1, keepdims=True)
     clip.gaits = (gaits / np.where(total > 0, total, 1)).astype(np.float32)
@@ -82,21 +105,38 @@ def apply_category(clip, category: str) -> None:
         clip.ground = labels.contact_ground(clip.positions, clip.contacts)
 
 
+def relabel_on_footsteps(clip) -> None:
+    """A walk over unrecorded uneven ground (in place): the ground recovered from its footsteps,
+    and the contacts, phase and gaits labelled again against it (contacts found against the
+    clip's lowest level miss every step on higher ground)."""
+    ground = labels.footstep_ground(clip.positions, labels.foot_contacts(clip.positions, FPS, by_height=False))
+    contacts = labels.foot_contacts(clip.positions, FPS, ground)
+    ground = labels.footstep_ground(clip.positions, contacts)
+    contacts = labels.foot_contacts(clip.positions, FPS, ground)
+    clip.ground = ground
+    clip.contacts = contacts.astype(np.float32)
+    clip.phase = labels.phase_from_strikes(labels.foot_strikes(contacts, FPS), clip.frames, FPS)
+    clip.gaits = labels.gait_weights(clip.positions, contacts, FPS).astype(np.float32)
+
+
 def load_clips(folder: Path, log=print) -> list:
     files = motion_files(folder)
     if not files:
-        raise PfnnError("no motion clips (.bvh, or DeepMimic .txt/.json) in the data folder", folder)
+        raise PfnnError("no motion clips (.bvh, .amc, or DeepMimic .txt/.json) in the data folder", folder)
     clips, manifests = [], {}
     for file in files:
         if file.parent not in manifests:
             manifests[file.parent] = manifest(file.parent)
         entry = manifests[file.parent].get(file.name, {})
+        if entry.get("use") == "skip":
+            continue
         try:
-            clip = clip_from_motion(load_motion(file), file.stem)
+            clip = clip_from_motion(load_motion(file), file.stem, align_rest=ALIGN_REST.get(file.suffix.lower(), False))
         except ValueError as error:
             raise PfnnError(str(error), file) from None
-        clip.source = "bvh" if file.suffix.lower() == ".bvh" else "deepmimic"
+        clip.source = "deepmimic" if file.suffix.lower() in (".txt", ".json") else "cmu"
         clip.one_shot = entry.get("use") == "one-shot"
+        clip.validation = bool(entry.get("validation", False))
         apply_category(clip, entry.get("category", ""))
         clips.append(clip)
         log(f"  {file.relative_to(folder)}: {clip.frames} frames at 60 fps, "
@@ -322,8 +362,12 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True) -> tupl
 
 
 def held_out_clips(clips: list) -> list:
-    """The last gait-cycle clip of every category that has another clip: validation that leaves
-    every kind of motion in the training data."""
+    """The clips a manifest marks for validation; without any, the last gait-cycle clip of every
+    category that has another clip: validation that leaves every kind of motion in the training
+    data."""
+    marked = [clip for clip in clips if clip.validation]
+    if marked:
+        return marked
     by_category: dict[str, list] = {}
     for clip in clips:
         if clip.category and not clip.one_shot:
@@ -369,7 +413,7 @@ def train_from_folder(args, log=None) -> Path:
                   + ("with the jumps over bars, " if jumps else "")
                   + f"hidden {config.hidden}, seed {config.seed}."
                   + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")
-                  + (" " + CMU_ACKNOWLEDGEMENT if "bvh" in sources else ""))
+                  + (" " + CMU_ACKNOWLEDGEMENT if "cmu" in sources else ""))
     out = Path(args.out)
     export(model, norm, out, provenance)
     log(f"wrote {out} (final training loss {history[-1]['train_loss']:.4f})")

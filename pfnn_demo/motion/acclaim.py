@@ -349,8 +349,12 @@ def load_amc(path: str | Path, asf: str | Path | None = None) -> Motion:
     """An AMC clip (with its subject's ASF, by default the one beside it) as a 31-joint CMU BVH
     `Motion`."""
     path = Path(path)
+    if asf is not None and not Path(asf).is_file():
+        raise AcclaimError("no such skeleton file", asf)
     asf = Path(asf) if asf is not None else subject_asf(path)
     if not asf.is_file():
         raise AcclaimError(f"no skeleton {asf.name} beside it (give one with --asf SUBJECT.asf)", path)
+    if not path.is_file():
+        raise AcclaimError("no such motion file", path)
     skeleton = read_asf(asf)
     return cmu_motion(skeleton, read_amc(path, skeleton), asf)

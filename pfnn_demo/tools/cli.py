@@ -208,12 +208,16 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(handler=_evaluate)
 
     retarget = commands.add_parser(
-        "retarget", help="write a motion (DeepMimic .txt/.json or BVH) on the project's skeleton as BVH",
-        description="Retarget a DeepMimic motion or a BVH clip in the 31-joint CMU hierarchy onto the "
-                    "project's canonical skeleton (the one the training uses) and write it as BVH, e.g. "
-                    "to inspect it in Blender.")
-    retarget.add_argument("source", metavar="SRC", help="DeepMimic motion (.txt, .json) or BVH clip")
+        "retarget", help="write a motion (BVH, CMU ASF/AMC or DeepMimic) on the project's skeleton as BVH",
+        description="Retarget a BVH clip in the 31-joint CMU hierarchy, a CMU ASF/AMC clip or a DeepMimic "
+                    "motion onto the project's canonical skeleton (the one the training uses) and write it "
+                    "as BVH, e.g. to inspect it in Blender. An .amc clip reads its subject's skeleton from "
+                    "the .asf beside it, as the CMU database lays them out (02_01.amc -> 02.asf), or from "
+                    "--asf.")
+    retarget.add_argument("source", metavar="SRC", help="BVH clip, CMU .amc clip, or DeepMimic motion (.txt, .json)")
     retarget.add_argument("destination", metavar="OUT.bvh", help="BVH file to write")
+    retarget.add_argument("--asf", metavar="SUBJECT.asf",
+                          help="the skeleton of an .amc clip (default: the subject's .asf beside it)")
     retarget.add_argument("--seconds", type=_number(0.0), default=0.0,
                           help="play a looping DeepMimic motion at least this long (default: once)")
     retarget.set_defaults(handler=_retarget)
@@ -331,16 +335,23 @@ def _train(args) -> int:
 
 
 def _retarget(args) -> int:
+    from ..motion.acclaim import load_amc
     from ..motion.bvh import read_bvh, write_bvh
     from ..motion.deepmimic import load_deepmimic
+    from ..sim.recording import check_destination
     from .train.database import retarget_to_canonical
 
     source = Path(args.source)
     if not source.is_file():
         raise PfnnError("no such motion file", source)
-    if source.suffix.lower() == ".bvh":
+    suffix = source.suffix.lower()
+    if args.asf is not None and suffix != ".amc":
+        raise PfnnError("--asf goes with an .amc clip", source)
+    check_destination(Path(args.destination), (".bvh",))
+    if suffix in (".bvh", ".amc"):
+        motion = read_bvh(source) if suffix == ".bvh" else load_amc(source, args.asf)
         try:
-            motion = retarget_to_canonical(read_bvh(source))
+            motion = retarget_to_canonical(motion, align_rest=suffix == ".amc")
         except ValueError as error:
             raise PfnnError(str(error), source) from None
     else:

@@ -121,7 +121,7 @@ def test_wanderers_crouch_through_the_crouch_area():
     assert len(walking) > 30, "the wanderer never walked into the tunnel"
     assert all(flag for flag, _, _ in inside)
     # Crouched while it walks through; at its goal inside it stands, and standing outweighs
-    # crouching in the gait (spec 6.4), so those frames are left out.
+    # crouching in the gait (original-demo.md: Gait), so those frames are left out.
     assert np.mean(walking) > 0.3
 
 

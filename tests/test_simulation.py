@@ -179,7 +179,8 @@ def _standing_pose() -> np.ndarray:
 @pytest.mark.parametrize("heel_contacts, held", [(True, True), (False, False)])
 def test_a_foot_at_a_middling_contact_locks_only_on_a_project_network(heel_contacts, held):
     # A pfnn-demo network's planted feet often report contacts of 0.6-0.8: its IK locks from the
-    # labels' midpoint (0.5), the original's at 0.8 (spec 7.5), so there the foot goes on drifting.
+    # labels' midpoint (0.5), the original's at 0.8 (original-demo.md: Locks), so there the foot goes on
+    # drifting.
     from pfnn_demo.sim.foot_ik import FootIK
     from pfnn_demo.sim.terrain import Heightmap
 

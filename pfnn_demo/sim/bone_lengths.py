@@ -21,7 +21,8 @@ from .two_bone import SOFT_REACH, place_knees
 REST_LENGTHS = np.linalg.norm(REST_OFFSETS, axis=1).astype(np.float32)      # (31,), 0 for helper joints
 LEGS = np.array([[leg["hip"], leg["knee"], leg["heel"], leg["toe"]] for leg in (LEFT_LEG, RIGHT_LEG)])
 # Bones whose length is measured: the legs (to the toes), spine, neck, head and arms (to the
-# wrists); not the index fingers, which the network is not trained on (masked joints, spec 9.5).
+# wrists); not the index fingers, which the network is not trained on (masked joints, original-demo.md: The
+# training recipe).
 FINGERS = (22, 29)
 # The index fingers carry on straight from their hands (forearm to wrist): the network's own
 # finger is untrained, and swung round by up to 18 units in a frame.

@@ -1,4 +1,4 @@
-"""The orbit camera (spec 1.4): yaw, pitch, distance around a target that follows the character.
+"""The orbit camera (original-demo.md: Camera): yaw, pitch, distance around a target that follows the character.
 
 Part of the simulation because movement is camera-relative; the renderer only reads it.
 """
@@ -26,7 +26,7 @@ class OrbitCamera:
         self.invert_y = False
 
     def update(self, look_x: float, look_y: float, zoom: float) -> None:
-        """Right stick turns and tilts; zoom > 0 moves away (spec 1.4)."""
+        """Right stick turns and tilts; zoom > 0 moves away (original-demo.md: Camera)."""
         tilt = look_y if self.invert_y else -look_y  # stick up tilts the view down, as the original
         self.pitch = min(max(self.pitch + tilt * TURN_RATE, PITCH_MIN), PITCH_MAX)
         self.yaw += look_x * TURN_RATE

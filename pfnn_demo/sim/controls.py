@@ -13,7 +13,7 @@ from .input_state import STICK_DEAD_ZONE, InputState
 from .rotation import mix_directions, rotate_y
 from .trajectory import CROUCH, JOG, STAND, WALK
 
-# Weight of the new value in each per-frame blend (spec 1.3).
+# Weight of the new value in each per-frame blend (original-demo.md: Controls and smoothing).
 DIRECTION_SMOOTH = 0.9
 VELOCITY_SMOOTH = 0.9
 STRAFE_SMOOTH = 0.9
@@ -67,7 +67,8 @@ class Controls:
 
 
 def update_targets(targets, controls: Controls) -> None:
-    """Target velocity and direction, strafe and crouch amounts of every character (spec 6.3).
+    """Target velocity and direction, strafe and crouch amounts of every character (original-demo.md: From
+    the stick to a target).
     `targets` has target_velocity (N, 3), target_direction (N, 3), strafe_amount (N,),
     crouched_amount (N,), responsive (N,)."""
     forward = camera_forward(controls.camera_yaw)
@@ -90,7 +91,7 @@ def update_targets(targets, controls: Controls) -> None:
 
 
 def gait_goals(target_velocity: np.ndarray, crouched_amount: np.ndarray, jog: np.ndarray) -> np.ndarray:
-    """(N, 6) the gait each character is heading for: stand, crouch, jog or walk (spec 6.4)."""
+    """(N, 6) the gait each character is heading for: stand, crouch, jog or walk (original-demo.md: Gait)."""
     speed = np.linalg.norm(target_velocity, axis=1)
     goal = np.zeros((len(speed), 6), np.float32)
     standing = speed < 0.1

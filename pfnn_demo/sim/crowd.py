@@ -1,4 +1,5 @@
-"""N characters stepped together: one simulation step, in the original demo's order (spec 6.3-6.8),
+"""N characters stepped together: one simulation step, in the original demo's order (docs/original-demo.md,
+"One frame, in order"),
 vectorised over characters. One character is the case N = 1 (see `Controller`).
 
 Every character has its own input, phase, trajectory, pose and IK locks; they share the scene and
@@ -61,7 +62,7 @@ class Crowd:
         # How much of the foot IK is drawn: follows ik_enabled over IK_FADE_FRAMES ticks (a switch
         # at once moved a locked foot to the network's in one frame, up to 130 units).
         self.ik_weight = np.ones(count)
-        # Control smoothing state survives scene changes (spec 6.2).
+        # Control smoothing state survives scene changes (original-demo.md: Reset).
         self.target_direction = np.tile(np.array([0, 0, 1], np.float32), (count, 1))
         self.target_velocity = np.zeros((count, 3), np.float32)
         self.strafe_amount = np.zeros(count)
@@ -94,7 +95,7 @@ class Crowd:
 
     def reset(self, index, starts) -> None:
         """Put characters `index` at `starts` (x, z), standing in the start pose (the network's mean
-        pose, spec 6.2, or the pose it settles into)."""
+        pose, original-demo.md: Reset, or the pose it settles into)."""
         index = np.atleast_1d(np.asarray(index))
         starts = np.asarray(starts, np.float32).reshape(-1, 2)
         roots = np.zeros((len(index), 3), np.float32)
@@ -156,7 +157,8 @@ class Crowd:
         self.frame += 1
 
     def _apply_pose(self, out: dict, ik_enabled: np.ndarray) -> None:
-        """The network's poses in world space, smoothed feedback, then foot IK (spec 6.7, 7)."""
+        """The network's poses in world space, smoothed feedback, then foot IK (original-demo.md: Using the
+        output; Foot IK)."""
         root = self.trajectory.root
         yaw = yaw_of(self.trajectory.directions[:, CURRENT])
         positions = rotate_y(out["joint_positions"], yaw[:, None]) + root[:, None]
@@ -263,7 +265,7 @@ class Crowd:
 
 def _mean_pose(network: PhaseFunctionedNetwork, gaits_shape: tuple) -> dict:
     """The network's mean output pose, relative to the root and facing +Z: the original demo's
-    start (spec 6.2), with no contacts, phase 0 and no gait yet."""
+    start (original-demo.md: Reset), with no contacts, phase 0 and no gait yet."""
     mean = read_output(network.weights.Ymean)
     positions = mean["joint_positions"].astype(np.float32)
     return {"positions": positions, "positions_raw": positions,

@@ -1,4 +1,5 @@
-"""The network's input (342) and output (311) layouts, named in one place (spec 5.3, 5.4).
+"""The network's input (342) and output (311) layouts, named in one place (original-demo.md: The network's
+inputs and outputs).
 
 Nothing else in the package uses raw offsets into X or Y.
 """

@@ -1,4 +1,4 @@
-"""Foot IK (spec 7) for N characters at once: lock feet in contact, keep them on the terrain,
+"""Foot IK (original-demo.md: Foot IK) for N characters at once: lock feet in contact, keep them on the terrain,
 align heels and toes.
 
 Every quantity carries a leading (N, 2) axis pair: character, then leg (left, right). The maths
@@ -59,7 +59,8 @@ def _rigid_inverse(m: np.ndarray) -> np.ndarray:
 
 
 def _mix_transforms(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Slerp of the rotations (shortest arc), lerp of the translations (spec 6.1 mix_transforms).
+    """Slerp of the rotations (shortest arc), lerp of the translations (the original's mix_transforms,
+    original-demo.md).
 
     The slerp as a rotation by a fraction `t` of the relative rotation from a to b (the same
     rotation as a quaternion slerp, with fewer operations than going through quaternions).
@@ -81,7 +82,7 @@ def _mix_transforms(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 def _ground_frame(forward: np.ndarray, across: np.ndarray, origin: np.ndarray) -> np.ndarray:
     """The heel's or toe's target frame: z along `forward`, x across, y down, at `origin`
-    (spec 7.3-7.4: columns (X, -U, Z) with U = normalize(S x Z), X = Z x U)."""
+    (original-demo.md: Heel and toe orientation: columns (X, -U, Z) with U = normalize(S x Z), X = Z x U)."""
     z = _normalize(forward)
     up = _normalize(_cross(_normalize(across), z))
     x = _cross(z, up)
@@ -192,7 +193,8 @@ class FootIK:
         g["toe"] = g["heel"] @ local["toe"]
 
     def _two_joint(self, g: dict, local: dict, target: np.ndarray) -> None:
-        """Bend hip and knee so the heel reaches `target` (N, 2, 3) (spec 7.2), with the shared
+        """Bend hip and knee so the heel reaches `target` (N, 2, 3) (original-demo.md: The leg solve), with
+        the shared
         two-bone solver (two_bone.py): its bend direction never flips. As in the original, a
         heel within EPSILON of its target is left where it is (solved for its own position)."""
         a, b, c = g["hip"][..., :3, 3], g["knee"][..., :3, 3], g["heel"][..., :3, 3]
@@ -206,7 +208,8 @@ class FootIK:
 
     @staticmethod
     def _orient_heel(g: dict, local: dict, toe_key: np.ndarray, weight: np.ndarray, terrain: Heightmap) -> np.ndarray:
-        """Point the heel at the toe target, level across with the terrain (spec 7.3)."""
+        """Point the heel at the toe target, level across with the terrain (original-demo.md: Heel and toe
+        orientation)."""
         h = g["heel"][..., :3, 3]
         across = 10.0 * g["heel"][..., :3, 0]
         low, high = h[..., 1] - HEEL_BEND, h[..., 1] + HEEL_BEND
@@ -220,7 +223,8 @@ class FootIK:
 
     @staticmethod
     def _orient_toe(g: dict, local: dict, weight: np.ndarray, terrain: Heightmap) -> np.ndarray:
-        """Lay the toe on the terrain (spec 7.4; the original's left-toe sample bug is fixed)."""
+        """Lay the toe on the terrain (original-demo.md: Heel and toe orientation; the original's left-toe
+        sample bug is fixed)."""
         o = g["toe"][..., :3, 3]
         low, high = o[..., 1], o[..., 1] + TOE_BEND_UP
         forward_point = o + 10.0 * g["toe"][..., :3, 2]

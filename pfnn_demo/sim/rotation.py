@@ -42,7 +42,7 @@ def yaw_matrix(yaw: np.ndarray | float, dtype=np.float32) -> np.ndarray:
 
 def mix_directions(a: np.ndarray, b: np.ndarray, t: np.ndarray | float) -> np.ndarray:
     """Blend horizontal directions (..., 3) as the original does: a slerp between the yaw
-    quaternions (spec 6.1 mix_directions), so the shorter way round.
+    quaternions (the original's mix_directions, original-demo.md), so the shorter way round.
 
     The way round is the one the float32 quaternion dot product picks, so that an exact reversal
     (a tie, as when the stick is flipped) turns the same way as in the original demo.

@@ -23,7 +23,9 @@ from ..errors import HeightmapError, SceneError
 from ..resources import data_dir
 from .terrain import Heightmap
 
-CROUCH_WAVE = 50.0  # wavelength and amplitude of the crouch ceiling (spec 2, 6.6)
+# wavelength and amplitude of the crouch ceiling (original-demo.md: Scenes and areas; Areas, heights and the
+# input)
+CROUCH_WAVE = 50.0
 BUMP_FADE = 10.0    # the bump gait fades out over this distance beyond a wall's width
 
 
@@ -69,7 +71,8 @@ class Areas:
         return self.wall_nearest(points_xz)[1]
 
     def push_out_of_walls(self, point_xz) -> tuple[np.ndarray, bool]:
-        """Push one point out to at least `width` from every wall, walls in list order (spec 6.5).
+        """Push one point out to at least `width` from every wall, walls in list order (original-demo.md:
+        Predicting the future trajectory).
 
         Fixes two quirks of the original: walls are skipped only when the point is provably
         out of their reach (not by a test on the full segment length), and a point exactly on a
@@ -94,7 +97,8 @@ class Areas:
 
     def push_path(self, points_xz: np.ndarray) -> np.ndarray:
         """Push a path's points out of the walls in order, each push carrying all later points
-        with it (the cumulative trajectory blend of spec 6.5); walls in list order per point."""
+        with it (the cumulative trajectory blend of original-demo.md: Predicting the future trajectory);
+        walls in list order per point."""
         rows = self._wall_rows
         out = np.array(points_xz, np.float64)
         shift_x = shift_z = 0.0
@@ -145,7 +149,8 @@ class Areas:
         return near
 
     def bump_weights(self, points_xz: np.ndarray) -> np.ndarray:
-        """The bump gait: 1 on a wall's width, fading to 0 over 10 more units (spec 6.6.3);
+        """The bump gait: 1 on a wall's width, fading to 0 over 10 more units (original-demo.md: Areas,
+        heights and the input);
         points (M, 2) or paths (N, M, 2)."""
         paths_xz = points_xz if points_xz.ndim == 3 else points_xz[None]
         weights = np.zeros(paths_xz.shape[:2], np.float32)
@@ -158,7 +163,8 @@ class Areas:
     # -- jump and crouch areas -----------------------------------------------------------------
 
     def jump_weights(self, points: np.ndarray) -> np.ndarray:
-        """1 within an area's radius, fading to 0 over its falloff; 3-D distance (spec 6.6.1); points (..., 3)."""
+        """1 within an area's radius, fading to 0 over its falloff; 3-D distance (original-demo.md: Areas,
+        heights and the input); points (..., 3)."""
         if not len(self.jumps):
             return np.zeros(points.shape[:-1], np.float32)
         distance = np.linalg.norm(points[..., None, :] - self.jumps[:, 0:3], axis=-1)
@@ -166,7 +172,8 @@ class Areas:
         return weights.max(axis=-1).astype(np.float32)
 
     def apply_crouch(self, points: np.ndarray, crouch: np.ndarray) -> np.ndarray:
-        """Blend the crouch gait toward the wave ceiling inside crouch areas (spec 6.6.2); points (..., 3)."""
+        """Blend the crouch gait toward the wave ceiling inside crouch areas (original-demo.md: Areas,
+        heights and the input); points (..., 3)."""
         crouch = crouch.copy()
         for cx, _cy, cz, size_x, size_z in self.crouches:
             dx = np.abs(points[..., 0] - cx)

@@ -76,7 +76,7 @@ def rigid_inverse(transforms: np.ndarray) -> np.ndarray:
 
 
 def local_from_global(global_transforms: np.ndarray, parents: np.ndarray = PARENTS) -> np.ndarray:
-    """local[0] = global[0]; local[i] = global[parent]^-1 global[i] (spec 6.7)."""
+    """local[0] = global[0]; local[i] = global[parent]^-1 global[i] (original-demo.md: Using the output)."""
     local = global_transforms.copy()
     children = np.flatnonzero(parents >= 0)
     local[..., children, :, :] = rigid_inverse(global_transforms[..., parents[children], :, :]) \

@@ -2,7 +2,7 @@
 
 A heightmap is a (w, h) grid of heights in world units; grid line x is world X, column y is world Z,
 cell size `cell_size` (the original: 3.937007874 = 100/25.4), centred by integer division
-(spec 3.1-3.2): index = world / cell_size + (size // 2).
+(original-demo.md: Heightmaps): index = world / cell_size + (size // 2).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ FORMAT_VERSION = 1
 
 
 def grid_world_xz(shape: tuple[int, int], cell_size: float) -> tuple[np.ndarray, np.ndarray]:
-    """World x and z of every vertex of a (w, h) grid, centred as `sample` centres it (spec 3.2)."""
+    """World x and z of every vertex of a (w, h) grid, centred as `sample` centres it (original-demo.md:
+    Heightmaps)."""
     w, h = shape
     x = (np.arange(w) - w // 2) * cell_size
     z = (np.arange(h) - h // 2) * cell_size
@@ -146,7 +147,8 @@ class Heightmap:
 
     @classmethod
     def load_original_text(cls, path: str | Path, multiplier: float = 1.0) -> "Heightmap":
-        """The original demo's text format (spec 3.1), including its quirks: every row gets one
+        """The original demo's text format (original-demo.md: Heightmaps), including its quirks: every row
+        gets one
         extra trailing value (a copy of its last), the mean of all stored values is subtracted,
         heights are scaled by 3 * multiplier, cells are 3.937007874 wide."""
         path = Path(path)

@@ -1,7 +1,8 @@
 """The 120-frame root trajectories of N characters: 60 past frames, the current one (index 60), 59 predicted.
 
 Positions (N, 120, 3), directions (N, 120, 3), heights (N, 120) and the six gait weights
-(N, 120, 6), float32. The methods follow the original order (spec 6.2, 6.5, 6.6, 6.8); each is
+(N, 120, 6), float32. The methods follow the original order (docs/original-demo.md, "One frame, in order");
+each is
 vectorised over characters and frames. Wall pushes are the one sequential part (a pushed point
 carries all later ones), so they run only for the characters whose path reaches a wall.
 """
@@ -25,7 +26,7 @@ _FUTURE_T = ((_FUTURE - CURRENT) / 60.0).astype(np.float32)     # prediction hor
 PUSH_MARGIN = 100.0   # walls this far beyond the predicted path's box can still be reached by pushes
 
 # Future frames from the network's 6 samples, linearly interpolated. The original reads past the
-# block for frames 111-119 (spec 6.8 quirk 9); here they hold the last sample.
+# block for frames 111-119 (original-demo.md: Advancing); here they hold the last sample.
 _OFFSETS = (_FUTURE - CURRENT) / SAMPLE_STEP
 _LOWER = np.minimum(np.floor(_OFFSETS).astype(np.int64), FUTURE_SAMPLES - 1)
 _UPPER = np.minimum(_LOWER + 1, FUTURE_SAMPLES - 1)
@@ -69,7 +70,7 @@ class Trajectory:
         root[:, 1] = self.heights[:, CURRENT - 1]
         return root
 
-    # -- prediction (spec 6.5) ------------------------------------------------------------------
+    # -- prediction (original-demo.md: Predicting the future trajectory) -------------------------
 
     def predict(self, target_velocity: np.ndarray, target_direction: np.ndarray, strafe: np.ndarray,
                 responsive: np.ndarray, areas: Areas) -> None:
@@ -110,7 +111,7 @@ class Trajectory:
             pushed = all_areas.push_path(path)
         blend[:, 0], blend[:, 2] = pushed[:, 0], pushed[:, 1]
 
-    # -- areas, heights (spec 6.6 steps 1-5) -----------------------------------------------------
+    # -- areas, heights (original-demo.md: Areas, heights and the input) -------------------------
 
     def apply_areas_and_heights(self, areas: Areas, terrain: Heightmap) -> None:
         now = slice(CURRENT, LENGTH)
@@ -121,7 +122,7 @@ class Trajectory:
         self.positions[:, now, 1] = terrain.sample(self.positions[:, now, 0], self.positions[:, now, 2])
         self.heights[:, CURRENT] = np.mean(self.positions[:, SAMPLE_FRAMES, 1], axis=1)
 
-    # -- network input (spec 5.3) ----------------------------------------------------------------
+    # -- network input (original-demo.md: The network's inputs and outputs) ----------------------
 
     def write_input(self, x: np.ndarray, terrain: Heightmap) -> None:
         """Fill the trajectory parts of the inputs (N, 342) (all but the joints)."""
@@ -135,7 +136,8 @@ class Trajectory:
         x[:, INPUT["direction_x"]] = local_dir[..., 0]
         x[:, INPUT["direction_z"]] = local_dir[..., 2]
         gaits = np.swapaxes(self.gaits[:, SAMPLE_FRAMES], 1, 2).copy()
-        gaits[:, BUMP] = 0.0  # the original demo feeds 0 for the bump channel (spec 5.3)
+        # the original demo feeds 0 for the bump channel (original-demo.md: The network's inputs and outputs)
+        gaits[:, BUMP] = 0.0
         x[:, INPUT["gaits"]] = gaits.reshape(self.count, -1)
         side = rotate_y(np.array([SIDE_OFFSET, 0.0, 0.0], np.float32), yaws)
         positive, negative = samples + side, samples - side
@@ -144,7 +146,7 @@ class Trajectory:
         x[:, INPUT["height_centre"]] = samples[..., 1] - ground
         x[:, INPUT["height_side_neg"]] = terrain.sample(negative[..., 0], negative[..., 2]) - ground
 
-    # -- advance (spec 6.8 steps 1-6) ------------------------------------------------------------
+    # -- advance (original-demo.md: Advancing) ------------------------------------------------------
 
     def advance(self, root_velocity: np.ndarray, root_turn: np.ndarray, stand_amount: np.ndarray,
                 future: dict[str, np.ndarray], areas: Areas) -> None:

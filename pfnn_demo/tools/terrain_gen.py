@@ -29,7 +29,7 @@ class Generated:
     start: tuple[float, float] = (0.0, 0.0)
 
     def world_xz(self) -> tuple[np.ndarray, np.ndarray]:
-        """World x and z of every grid vertex (the runtime's centring, spec 3.2)."""
+        """World x and z of every grid vertex (the runtime's centring, original-demo.md: Heightmaps)."""
         return grid_world_xz(self.heights.shape, self.cell)
 
     def extent(self) -> float:

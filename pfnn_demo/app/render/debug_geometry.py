@@ -1,4 +1,5 @@
-"""Debug geometry of one frame (spec 1.5) as vertex arrays: (N, 6) = position, colour.
+"""Debug geometry of one frame (original-demo.md: Debug drawing and HUD) as vertex arrays: (N, 6) =
+position, colour.
 
 Trajectory points and direction arrows coloured by gait (jump red, bump green, crouch blue; black
 otherwise), the side terrain samples, joints with velocities, walls, jump circles and crouch ceilings.

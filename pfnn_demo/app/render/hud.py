@@ -1,4 +1,5 @@
-"""The HUD (spec 1.6, plus text): stick and trigger, IK/DIR/RES, phase circle, FPS, scene and mode.
+"""The HUD (original-demo.md: Debug drawing and HUD, plus text): stick and trigger, IK/DIR/RES, phase
+circle, FPS, scene and mode.
 
 Drawn with pygame into a small transparent surface; the renderer composites it.
 """

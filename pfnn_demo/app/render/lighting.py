@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-LIGHT_OFFSET = (3000.0, 3700.0, 1500.0)     # towards the sun from the scene (spec 8)
+LIGHT_OFFSET = (3000.0, 3700.0, 1500.0)     # towards the sun from the scene (original-demo.md: Lighting)
 SUN_COLOUR = (0.85, 0.816, 0.748)
 SKY_COLOUR = (0.30, 0.33, 0.38)
 SHADOW_FLOOR = 0.35     # share of direct light left in shadow

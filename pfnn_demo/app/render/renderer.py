@@ -20,7 +20,8 @@ from .debug_geometry import debug_geometry
 from . import lighting
 from .terrain_mesh import TerrainMesh
 
-VERTICAL_FOV = 58.31          # degrees: the original's perspective(45) read as radians (spec 1.4)
+# degrees: the original's perspective(45) read as radians (original-demo.md: Camera)
+VERTICAL_FOV = 58.31
 NEAR, FAR = 10.0, 10000.0
 LIGHT_OFFSET = glm.vec3(*lighting.LIGHT_OFFSET)
 SHADOW_EXTENT = 200.0         # half-size of the light's view around the character

@@ -1,4 +1,5 @@
-"""Training windows in exactly the layout the runtime consumes (spec 9.3, features.py).
+"""Training windows in exactly the layout the runtime consumes (original-demo.md: The training recipe,
+features.py).
 
 A clip becomes world joint positions and rotations on the project's canonical skeleton at
 60 fps; each frame i with 60 frames of context on both sides becomes one row of X (342 inputs),
@@ -277,18 +278,21 @@ def clip_windows(clip: Clip, terrain_height=None) -> tuple[np.ndarray, np.ndarra
 # where the player steers: their errors count this many times (squared) as much as their share.
 ROOT_MOTION_WEIGHT = 3.0
 # The predicted future trajectory is fed back as the next frame's near future (the stick only
-# bends its far end, spec 6.5): an error there that straightens a turn delays every change of way.
+# bends its far end, original-demo.md: Predicting the future trajectory): an error there that straightens a turn
+# delays every change of way.
 FUTURE_TRAJECTORY_WEIGHT = 2.0
 OUTPUT_WEIGHTS = {"root_velocity": ROOT_MOTION_WEIGHT, "root_turn": ROOT_MOTION_WEIGHT,
                   "future_x": FUTURE_TRAJECTORY_WEIGHT, "future_z": FUTURE_TRAJECTORY_WEIGHT,
                   "future_direction_x": FUTURE_TRAJECTORY_WEIGHT, "future_direction_z": FUTURE_TRAJECTORY_WEIGHT}
 
-# Joints masked out of the input (helpers with zero offset, fingers and thumbs, spec 9.5).
+# Joints masked out of the input (helpers with zero offset, fingers and thumbs, original-demo.md: The training
+# recipe).
 MASKED_JOINTS = (1, 6, 11, 14, 17, 21, 22, 23, 24, 28, 29, 30)
 
 
 def normalisation(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Means and group-shared standard deviations, with the joint weighting of spec 9.5."""
+    """Means and group-shared standard deviations, with the joint weighting of original-demo.md: The
+    training recipe."""
     x_mean, y_mean = X.mean(axis=0), Y.mean(axis=0)
     x_std, y_std = X.std(axis=0), Y.std(axis=0)
     joint_weight = np.ones(31)

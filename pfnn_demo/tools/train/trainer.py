@@ -1,6 +1,7 @@
 """The PFNN trainer (PyTorch, in the optional `train` extra).
 
-The paper's recipe (spec 9.5): 4 cyclic Catmull-Rom control points per layer, ELU, dropout
+The paper's recipe (original-demo.md: The training recipe): 4 cyclic Catmull-Rom control points per layer,
+ELU, dropout
 keeping 0.7 on every layer's input, Adam, an L1 penalty on the weights, mini-batches of 32,
 inputs and outputs normalised with group-shared deviations; changed where measured (see
 TrainConfig): 256 hidden units, learning rate 1e-3, noise on the training inputs and phases. Checkpoints after every

@@ -156,7 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
         "train", help="train a network from motion clips (needs the 'train' extra: PyTorch)",
         description="Label the clips (contacts, phase, gait), build the training windows with mirrors, "
                     "train the phase-functioned network and export it in the project's format.")
-    trainer.add_argument("--data", required=True, metavar="DIR", help="folder of motion clips, subfolders included: DeepMimic .txt/.json files and/or .bvh clips in the 31-joint CMU hierarchy; a clips.json beside clips gives their category and whether each is a gait cycle or a one-shot motion (see data/README.md). The shipped network: --data data")
+    trainer.add_argument("--data", required=True, action="append", metavar="DIR",
+                         help="folder of motion clips, subfolders included (repeat for several): .bvh clips in the "
+                              "31-joint CMU hierarchy, CMU .amc clips with their subject's .asf beside them, "
+                              "DeepMimic .txt/.json files; a clips.json beside clips gives their category and use "
+                              "(see data/README.md). The shipped network: --data data/cmu --data data/motions")
     trainer.add_argument("--out", required=True, metavar="FILE.npz", help="network to write")
     recipe = TrainConfig()   # the defaults live in one place
     trainer.add_argument("--epochs", type=_integer(1), default=recipe.epochs, help="passes over the data (default %(default)s)")

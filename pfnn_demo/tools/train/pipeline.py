@@ -377,11 +377,14 @@ def held_out_clips(clips: list) -> list:
 
 def train_from_folder(args, log=None) -> Path:
     log = log or (lambda text: print(text, file=sys.stderr))
-    folder = Path(args.data)
-    if not folder.is_dir():
-        raise PfnnError("no such data folder", folder)
-    log(f"labelling clips in {folder}")
-    clips = load_clips(folder, log)
+    folders = [Path(folder) for folder in (args.data if isinstance(args.data, list) else [args.data])]
+    for folder in folders:
+        if not folder.is_dir():
+            raise PfnnError("no such data folder", folder)
+    clips = []
+    for folder in folders:
+        log(f"labelling clips in {folder}")
+        clips += load_clips(folder, log)
     held_out = held_out_clips(clips)
     training = [c for c in clips if not any(c is h for h in held_out)]
     jumps = not getattr(args, "no_jumps_over_bars", False)

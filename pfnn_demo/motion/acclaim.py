@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PfnnError
-from ..sim.rotation import axis_angle_matrix, matrix_to_euler_zyx
+from ..sim.rotation import axis_angle_matrix
 from ..sim.skeleton import JOINT_NAMES, PARENTS
-from .bvh import Motion
+from .bvh import cmu_motion_from_world
 
 CMU_FPS = 120.0                 # AMC files carry no frame rate unless they say :SAMPLES-PER-SECOND
 CMU_LENGTH_UNIT = 0.45          # `:units length` of the CMU skeletons: their numbers are the BVH units
@@ -330,14 +330,7 @@ def cmu_motion(skeleton: AsfSkeleton, motion: AmcMotion, path: Path | None = Non
     for joint, parent in enumerate(PARENTS):
         if np.isnan(global_rotation[0, joint, 0, 0]):
             global_rotation[:, joint] = global_rotation[:, parent]
-    local = global_rotation.copy()
-    local[:, 1:] = np.swapaxes(global_rotation[:, PARENTS[1:]], -1, -2) @ global_rotation[:, 1:]
-    euler = np.degrees(matrix_to_euler_zyx(local))                      # (T, 31, 3) as Z, Y, X
-    channels = [["Xposition", "Yposition", "Zposition", "Zrotation", "Yrotation", "Xrotation"]]
-    channels += [["Zrotation", "Yrotation", "Xrotation"]] * (len(JOINT_NAMES) - 1)
-    values = np.concatenate([root, euler.reshape(frames, -1)], axis=1)
-    end_sites = {j: np.zeros(3) for j in range(len(JOINT_NAMES)) if not np.any(PARENTS == j)}
-    return Motion(list(JOINT_NAMES), PARENTS.astype(int), offsets, channels, values, 1.0 / motion.fps, end_sites)
+    return cmu_motion_from_world(global_rotation, root, offsets, 1.0 / motion.fps)
 
 
 def subject_asf(amc: Path) -> Path:

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PfnnError
-from ..sim.rotation import axis_angle_matrix
+from ..sim.rotation import axis_angle_matrix, matrix_to_euler_zyx
+from ..sim.skeleton import JOINT_NAMES, PARENTS
 
 _AXES = {"X": np.array([1.0, 0.0, 0.0]), "Y": np.array([0.0, 1.0, 0.0]), "Z": np.array([0.0, 0.0, 1.0])}
 
@@ -170,3 +171,19 @@ def write_bvh(motion: Motion, path: str | Path) -> None:
     lines += ["MOTION", f"Frames: {motion.frames}", f"Frame Time: {motion.frame_time:.8f}"]
     lines += [" ".join(f"{v:.6f}" for v in row) for row in motion.values]
     Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
+
+
+def cmu_motion_from_world(world_rotations: np.ndarray, root_positions: np.ndarray, offsets: np.ndarray,
+                          frame_time: float) -> Motion:
+    """A clip in the 31-joint CMU hierarchy from every joint's world rotation (T, 31, 3, 3) and the
+    root's path (T, 3): local rotations as CMU's channels (root `Xposition Yposition Zposition
+    Zrotation Yrotation Xrotation`, the others `Zrotation Yrotation Xrotation`) on `offsets`."""
+    frames = len(world_rotations)
+    local = world_rotations.copy()
+    local[:, 1:] = np.swapaxes(world_rotations[:, PARENTS[1:]], -1, -2) @ world_rotations[:, 1:]
+    euler = np.degrees(matrix_to_euler_zyx(local))                     # (T, 31, 3) as Z, Y, X
+    channels = [["Xposition", "Yposition", "Zposition", "Zrotation", "Yrotation", "Xrotation"]]
+    channels += [["Zrotation", "Yrotation", "Xrotation"]] * (len(JOINT_NAMES) - 1)
+    values = np.concatenate([root_positions, euler.reshape(frames, -1)], axis=1)
+    end_sites = {j: np.zeros(3) for j in range(len(JOINT_NAMES)) if not np.any(PARENTS == j)}
+    return Motion(list(JOINT_NAMES), PARENTS.astype(int), offsets, channels, values, frame_time, end_sites)

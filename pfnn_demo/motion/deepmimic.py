@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PfnnError
-from ..sim.rotation import matrix_to_euler_zyx, matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
+from ..sim.rotation import matrix_to_quat, quat_slerp, quat_to_matrix, rotation_between, yaw_matrix
 from ..sim.skeleton import JOINT_NAMES, PARENTS, _REST_OFFSETS_BVH
-from .bvh import Motion
+from .bvh import Motion, cmu_motion_from_world
 
 FRAME_VALUES = 44
 # Source joints in file order: (name, parent, rest offset in metres, 1-DoF).
@@ -224,17 +224,9 @@ def _canonical_leg_length() -> float:
 def to_canonical_motion(motion: DeepMimicMotion) -> Motion:
     """The motion on the canonical skeleton as a BVH `Motion` (CMU channel layout, BVH units)."""
     world = canonical_world_rotations(motion)
-    local = world.copy()
-    local[:, 1:] = np.swapaxes(world[:, PARENTS[1:]], -1, -2) @ world[:, 1:]
     scale = _canonical_leg_length() / leg_length_metres()
     root = (motion.root_positions @ TO_DEMO.T) * scale
-    euler = np.degrees(matrix_to_euler_zyx(local))                     # (T, 31, 3) as Z, Y, X
-    channels = [["Xposition", "Yposition", "Zposition", "Zrotation", "Yrotation", "Xrotation"]]
-    channels += [["Zrotation", "Yrotation", "Xrotation"]] * (len(JOINT_NAMES) - 1)
-    values = np.concatenate([root, euler.reshape(motion.frames, -1)], axis=1)
-    end_sites = {j: np.zeros(3) for j in range(len(JOINT_NAMES)) if not np.any(PARENTS == j)}
-    return Motion(list(JOINT_NAMES), PARENTS.astype(int), _REST_OFFSETS_BVH.copy(), channels, values,
-                  motion.frame_time, end_sites)
+    return cmu_motion_from_world(world, root, _REST_OFFSETS_BVH.copy(), motion.frame_time)
 
 
 def load_deepmimic(path: str | Path, seconds: float = 0.0) -> Motion:

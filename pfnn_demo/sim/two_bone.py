@@ -96,9 +96,7 @@ def place_knees(hips: np.ndarray, knees: np.ndarray, ankles: np.ndarray, thigh, 
     length = np.linalg.norm(reach, axis=-1, keepdims=True)
     along = reach / np.maximum(length, 1e-9)
     longest = (thigh + shin)[..., None] - slack
-    if soft_zone > 0:
-        length = soft_reach(length, longest, soft_zone)
-    distance = np.clip(length, np.abs(thigh - shin)[..., None] + slack, longest)
+    distance = np.clip(soft_reach(length, longest, soft_zone), np.abs(thigh - shin)[..., None] + slack, longest)
     pole = bend_directions(hips, knees, ankles, knee_forward)
     cos_hip = np.clip((thigh[..., None] ** 2 + distance ** 2 - shin[..., None] ** 2)
                       / (2 * thigh[..., None] * distance), -1, 1)
@@ -110,8 +108,9 @@ def leg_turns(hips: np.ndarray, knees: np.ndarray, ankles: np.ndarray, targets: 
               knee_forward: np.ndarray, slack: float, soft_zone: float = SOFT_REACH) -> tuple[np.ndarray, np.ndarray]:
     """World rotations (..., 3, 3) of the thigh (about the hip) and of the shin (about the knee)
     that bring the ankle to `targets` with the leg's own bone lengths (to `slack` short of a
-    target out of reach, eased over the last `soft_zone` units: `soft_reach`), the knee on its own bend direction (leaned towards the knee's forward
-    axis `knee_forward` where the leg is straight).
+    target out of reach, eased over the last `soft_zone` units: `soft_reach`), the knee on its
+    own bend direction (leaned towards the knee's forward axis `knee_forward` where the leg is
+    straight).
 
     The original demo's two-joint IK, in its three steps: bend the knee in the leg's plane so
     that the hip-ankle distance is the hip-target distance, then swing the leg about the hip

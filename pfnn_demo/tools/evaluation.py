@@ -71,10 +71,12 @@ def record(network, scene, script: InputScript, keep_bone_lengths: bool = True,
     return arrays
 
 
-def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None = None) -> dict[str, float]:
+def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None = None) -> dict[str, object]:
+    """Every metric of METRICS (floats), and "worst snaps" (`worst_snaps`)."""
     joints = recording["joint_positions"].astype(np.float64)
     if len(joints) < 3:   # the network failed at once: nothing to measure
-        return {metric: math.nan for metric in METRICS} | {"completed": float(recording.get("completed", 0.0))}
+        return ({metric: math.nan for metric in METRICS} | {"completed": float(recording.get("completed", 0.0)),
+                                                              "worst snaps": []})
     contacts = recording["contacts"]
     feet = joints[:, [4, 5, 9, 10]]
     speed = np.linalg.norm(np.diff(feet[:, :, [0, 2]], axis=0), axis=-1) * FPS
@@ -107,6 +109,7 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
         "bone length": 100.0 * float(bone_length_deviation(joints).max()),
         "raw bone length": 100.0 * float(np.percentile(bone_length_deviation(recording["joint_positions_raw"]), 99)),
         "wall crossings": float(wall_crossings(root, walls)) if walls is not None else math.nan,
+        "worst snaps": worst_snaps(accelerations),
     }
 
 
@@ -139,12 +142,11 @@ def joint_accelerations(joints: np.ndarray) -> np.ndarray:
     return np.linalg.norm(np.diff(np.asarray(joints, np.float64)[:, SNAP_JOINTS], n=2, axis=0), axis=-1) * FPS * FPS
 
 
-def worst_snaps(joints: np.ndarray, count: int = 3) -> list[tuple[int, str, float]]:
-    """The `count` frames with the largest joint accelerations above SNAP_ACCELERATION, worst first:
-    (frame, joint, second difference in units)."""
-    if len(joints) < 3:
+def worst_snaps(accelerations: np.ndarray, count: int = 3) -> list[tuple[int, str, float]]:
+    """The `count` frames with the largest joint accelerations (`joint_accelerations`) above
+    SNAP_ACCELERATION, worst first: (frame, joint, second difference in units)."""
+    if not len(accelerations):
         return []
-    accelerations = joint_accelerations(joints)
     peak = accelerations.max(axis=1)
     frames = [int(t) for t in np.argsort(-peak, kind="stable")[:count] if peak[t] > SNAP_ACCELERATION]
     return [(t + 1, JOINT_NAMES[SNAP_JOINTS[int(np.argmax(accelerations[t]))]], float(peak[t] / (FPS * FPS)))
@@ -206,8 +208,7 @@ def evaluate(networks: dict[str, object], cases: dict[str, tuple], keep_bone_len
         for label, network in networks.items():
             path = None if record_dir is None else Path(record_dir) / _file_name(f"{case}-{label}.npz")
             recording = record(network, scene, script, keep_bone_lengths, path, label)
-            results[case][label] = metrics(recording, scene.heightmap, scene.areas.walls) | {
-                "worst snaps": worst_snaps(recording["joint_positions"]), "recording": path}
+            results[case][label] = metrics(recording, scene.heightmap, scene.areas.walls) | {"recording": path}
     return results
 
 

@@ -154,29 +154,28 @@ def longest_flight(contacts: np.ndarray) -> np.ndarray:
 MIN_FLIGHT = 0.12     # seconds with no foot down: a hop, not a missed contact
 
 
-def jumps_weights(contacts: np.ndarray, fps: float) -> np.ndarray:
-    """(T,) jump weight of a clip of several jumps (hops on the spot, jumps forward): every
-    flight of at least MIN_FLIGHT seconds, from TAKE_OFF before it to LANDING after it."""
-    airborne = ~np.any(contacts, axis=1)
-    airborne = ndimage.binary_opening(airborne, structure=np.ones(max(int(MIN_FLIGHT * fps), 1), bool))
+def _around_flights(flying: np.ndarray, fps: float) -> np.ndarray:
+    """(T,) weight 1 from TAKE_OFF seconds before to LANDING seconds after every frame of
+    `flying` (T,) bool, ramping over 0.1 s."""
     before, after = int(TAKE_OFF * fps), int(LANDING * fps)
     # A frame counts when a flight frame lies within `before` after it or `after` before it.
-    reach = np.convolve(airborne.astype(float), np.ones(before + after + 1))[before:before + len(airborne)]
-    weight = reach > 0
-    return np.clip(ndimage.uniform_filter1d(weight.astype(float), max(int(0.1 * fps), 1), mode="nearest"), 0, 1)
+    reach = np.convolve(flying.astype(float), np.ones(before + after + 1))[before:before + len(flying)]
+    return np.clip(ndimage.uniform_filter1d((reach > 0).astype(float), max(int(0.1 * fps), 1), mode="nearest"), 0, 1)
+
+
+def jumps_weights(contacts: np.ndarray, fps: float) -> np.ndarray:
+    """(T,) jump weight of a clip of several jumps (hops on the spot, jumps forward): around every
+    flight (no heel or toe in contact) of at least MIN_FLIGHT seconds."""
+    airborne = ~np.any(contacts, axis=1)
+    return _around_flights(ndimage.binary_opening(airborne, structure=np.ones(max(int(MIN_FLIGHT * fps), 1), bool)),
+                           fps)
 
 
 def jump_weights(contacts: np.ndarray, fps: float) -> np.ndarray:
-    """(T,) jump weight of a clip known to hold one jump: 1 from TAKE_OFF seconds before its
-    longest flight (no heel or toe in contact) to LANDING seconds after it, ramping over 0.1 s."""
-    weight = np.zeros(len(contacts))
-    frames = longest_flight(contacts)
-    if not len(frames):
-        return weight
-    first = max(frames[0] - int(TAKE_OFF * fps), 0)
-    last = min(frames[-1] + int(LANDING * fps), len(weight) - 1)
-    weight[first:last + 1] = 1.0
-    return np.clip(ndimage.uniform_filter1d(weight, max(int(0.1 * fps), 1), mode="nearest"), 0, 1)
+    """(T,) jump weight of a clip known to hold one jump: around its longest flight."""
+    flying = np.zeros(len(contacts), bool)
+    flying[longest_flight(contacts)] = True
+    return _around_flights(flying, fps)
 
 
 def contact_ground(positions: np.ndarray, contacts: np.ndarray):

@@ -1,0 +1,311 @@
+"""Drive a rig from canonical poses by LookRotation retargeting, batched over characters.
+
+For each driven joint a frame (a LookRotation: z towards one direction, y as close as it can
+be to a second) is built from the canonical pose: the bone towards its child with the body's
+forward for the trunk, the limb's plane for arms and legs. The same rule applied once to the
+rig's bind pose gives the frame the joint had there, so the joint's world rotation is
+
+    R_rig(t) = L_canonical(t) . L_rig(bind)^T . R_rig(bind)
+
+and no joint's own local axes matter. Ends without a child bone in the canonical skeleton (head,
+hands, feet) turn with the canonical joint's rotation from its rest pose instead. Unmapped
+joints keep their bind-local transform. The root goes where the canonical root goes, its height
+above the ground scaled by the ratio of leg lengths, and a two-bone solve puts each foot where
+the canonical foot is (scaled). Headless: NumPy only (docs/characters.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..sim.skeleton import JOINT_NAMES, PARENTS, rest_pose_globals
+from ..sim.foot_ik import HEEL_HEIGHT
+from ..sim.two_bone import leg_turns
+from .joint_map import JointMap
+from .rig import Rig
+
+_INDEX = {name: i for i, name in enumerate(JOINT_NAMES)}
+HINGE_LEAN = 0.2       # how much of the body's hinge axis steadies a limb's own plane as it straightens
+FOOT_SLACK = 0.01      # units short of a target out of the rig leg's reach
+
+# Bones of the trunk: joint -> the landmarks its z axis runs to (the first one the rig has).
+TRUNK = {"Spine": ("Spine1", "Neck1", "Head"), "Spine1": ("Neck1", "Head"), "Neck1": ("Head",)}
+LIMBS = [(side, upper, lower, end, kind)
+         for side in ("Left", "Right")
+         for upper, lower, end, kind in (("UpLeg", "Leg", "Foot", "leg"), ("Arm", "ForeArm", "Hand", "arm"))]
+ENDS = ("Head", "LeftHand", "RightHand", "LeftFoot", "RightFoot")   # turned by the canonical rotation
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.maximum(np.sqrt(np.sum(v * v, axis=-1, keepdims=True)), 1e-9)
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.cross of (..., 3) arrays without its axis bookkeeping (a tenth of the time on small arrays)."""
+    a, b = np.broadcast_arrays(a, b)
+    out = np.empty(a.shape, np.result_type(a, b))
+    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return out
+
+
+def _apply(rotations: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    return (rotations @ vectors[..., None])[..., 0]
+
+
+def look_rotation(z: np.ndarray, y_hint: np.ndarray) -> np.ndarray:
+    """Rotations (..., 3, 3) whose z column points along `z` and y column as close to `y_hint`."""
+    z = _unit(z)
+    x = _unit(_cross(y_hint, z))
+    return np.stack([x, _cross(z, x), z], axis=-1)
+
+
+class _Body:
+    """The directions the rules read, from landmark positions (..., 31, 3) named as the canonical
+    joints (the rig's bind pose fills the slots of the joints it has)."""
+
+    def __init__(self, points: np.ndarray):
+        self.points = points
+        hips = 0.5 * (points[..., _INDEX["LeftUpLeg"], :] + points[..., _INDEX["RightUpLeg"], :])
+        shoulders = 0.5 * (points[..., _INDEX["LeftArm"], :] + points[..., _INDEX["RightArm"], :])
+        self.up = _unit(shoulders - hips)
+        self.pelvis_forward = _unit(_cross(points[..., _INDEX["LeftUpLeg"], :] - points[..., _INDEX["RightUpLeg"], :],
+                                             self.up))
+        self.chest_forward = _unit(_cross(points[..., _INDEX["LeftArm"], :] - points[..., _INDEX["RightArm"], :],
+                                            self.up))
+
+    def at(self, name: str) -> np.ndarray:
+        return self.points[..., _INDEX[name], :]
+
+
+class Retargeter:
+    """Poses of `rig` (world 4x4 transforms, demo units) from canonical poses."""
+
+    def __init__(self, rig: Rig, joint_map: JointMap):
+        joint_map.check()
+        self.rig, self.map = rig, joint_map
+        # The rig is drawn at the canonical skeleton's leg length, so that its feet can stand where
+        # the canonical feet stand without sliding; `scale` is that factor.
+        bind_world = rig.bind_world()
+        self.scale = self._leg_length(rest_pose_globals().astype(np.float64), None) / self._leg_length(
+            bind_world[:, :3, 3], joint_map)
+        self.bind_world = np.diag([self.scale] * 3 + [1.0]) @ bind_world
+        self.bind_linear = self.bind_world[:, :3, :3]
+        self.bind_positions = self.bind_world[:, :3, 3].copy()
+        self.local_translation = rig.bind_local[:, :3, 3]
+        self.local_linear = rig.bind_local[:, :3, :3]
+        self.levels = rig.depth_levels()
+        has = set(joint_map.joints)
+        self.trunk = {joint: next(t for t in targets if t in has)
+                      for joint, targets in TRUNK.items() if joint in has and any(t in has for t in targets)}
+        self.shoulders = [side + "Shoulder" for side in ("Left", "Right") if side + "Shoulder" in has]
+        self.ends = [name for name in ENDS if name in has]
+
+        landmarks = np.full((len(JOINT_NAMES), 3), np.nan)
+        for name, joint in joint_map.joints.items():
+            landmarks[_INDEX[name]] = self.bind_positions[joint]
+        for side in ("Left", "Right"):     # a rig without hands: the wrist is where the palms start
+            if side + "Hand" not in has:
+                forearm = joint_map[side + "ForeArm"]
+                children = rig.children(forearm)
+                landmarks[_INDEX[side + "Hand"]] = (self.bind_positions[children].mean(axis=0) if len(children) else
+                                                    2 * self.bind_positions[forearm]
+                                                    - self.bind_positions[joint_map[side + "Arm"]])
+        driven_names, bind_frames, _ = self._frames(landmarks)
+        self.driven = np.array([joint_map[name] for name in driven_names], np.intp)
+        self.driven_names = driven_names
+        self.bind_frames_t = np.swapaxes(bind_frames, -1, -2)
+        # Ends: the canonical rest frame by the same rule, so that R(t) L_rest L_bind^T turns them.
+        _, rest_frames, _ = self._frames(rest_pose_globals().astype(np.float64))
+        end_rows = [driven_names.index(name) for name in self.ends]
+        self.end_rows = np.array(end_rows, np.intp)
+        self.end_canonical = np.array([_INDEX[name] for name in self.ends], np.intp)
+        self.end_offsets = rest_frames[self.end_rows] @ self.bind_frames_t[self.end_rows]
+
+        hips = joint_map["Hips"]
+        self.hips = hips
+        self.above_hips = np.array([j for j in range(rig.count) if rig.is_ancestor(j, hips) and j != hips], np.intp)
+        # The ankles' height above the soles in the bind pose (the lowest vertex): the rig's
+        # heel height, where the canonical skeleton's is HEEL_HEIGHT.
+        vertices = [p.positions[:, 1] for p in rig.primitives]
+        feet = [joint_map[s + "Foot"] for s in ("Left", "Right")]
+        sole = self.scale * min(float(np.min(v)) for v in vertices) if vertices else float(self.bind_positions[feet, 1].min())
+        self.ankle_height = float(self.bind_positions[feet, 1].mean()) - sole
+        # Joints whose rig parent is not the joint their canonical parent maps to (feet hung from
+        # the root): carried by that joint instead, at their bind offset from it.
+        self.carried, self.carriers = [], []
+        for name, joint in joint_map.joints.items():
+            carrier = self._mapped_ancestor(name)
+            if carrier is not None and not rig.is_ancestor(carrier, joint):
+                self.carried.append(joint)
+                self.carriers.append(carrier)
+        self.carried = np.array(self.carried, np.intp)
+        self.carriers = np.array(self.carriers, np.intp)
+        self.carried_offsets = (np.linalg.inv(self.bind_world[self.carriers]) @ self.bind_world[self.carried]
+                                if len(self.carried) else np.zeros((0, 4, 4)))
+        self.hips_row = list(self.driven).index(hips)
+        for name in ("bind_world", "bind_positions", "bind_linear", "local_translation", "local_linear",
+                     "bind_frames_t", "end_offsets", "carried_offsets"):     # float32 per frame
+            setattr(self, name, np.ascontiguousarray(getattr(self, name), np.float32))
+        self._plan()
+        # Per leg: rig thigh, knee and ankle joints, and the rows of the thigh's and knee's turns.
+        self.leg_rows = np.array([[joint_map[side + "UpLeg"], joint_map[side + "Leg"], joint_map[side + "Foot"],
+                                   driven_names.index(side + "UpLeg"), driven_names.index(side + "Leg")]
+                                  for side in ("Left", "Right")], np.intp)
+
+    # -- setup ----------------------------------------------------------------------------------
+
+    def _mapped_ancestor(self, name: str) -> int | None:
+        parent = PARENTS[_INDEX[name]]
+        while parent >= 0:
+            if JOINT_NAMES[parent] in self.map:
+                return self.map[JOINT_NAMES[parent]]
+            parent = PARENTS[parent]
+        return None
+
+    @staticmethod
+    def _leg_length(points: np.ndarray, joint_map: JointMap | None) -> float:
+        def at(name):
+            return points[joint_map[name]] if joint_map is not None else points[_INDEX[name]]
+        return float(np.mean([np.linalg.norm(at(s + "Leg") - at(s + "UpLeg")) + np.linalg.norm(at(s + "Foot") - at(s + "Leg"))
+                              for s in ("Left", "Right")]))
+
+    def _frames(self, points: np.ndarray) -> tuple[list[str], np.ndarray, _Body]:
+        """The frames (..., D, 3, 3) of the driven joints by the rules, from landmarks (..., 31, 3)."""
+        body = _Body(points)
+        names, frames = ["Hips"], [look_rotation(body.pelvis_forward, body.up)]
+        for joint, target in self.trunk.items():
+            forward = body.pelvis_forward if joint == "Spine" else body.chest_forward
+            names.append(joint)
+            frames.append(look_rotation(body.at(target) - body.at(joint), forward))
+        for shoulder in self.shoulders:
+            names.append(shoulder)
+            frames.append(look_rotation(body.at(shoulder.replace("Shoulder", "Arm")) - body.at(shoulder),
+                                        body.chest_forward))
+        for side, upper, lower, end, kind in LIMBS:
+            a, b, c = body.at(side + upper), body.at(side + lower), body.at(side + end)
+            upper_bone, lower_bone = b - a, c - b
+            # The limb's hinge axis: its own plane where it bends, the body's where it is straight
+            # (a knee bends backwards about the body's left, an elbow forwards about its right).
+            forward = body.pelvis_forward if kind == "leg" else body.chest_forward
+            sign = -1.0 if kind == "leg" else 1.0
+            body_axis = sign * _unit(_cross(_unit(lower_bone), forward))
+            hinge = _cross(upper_bone, lower_bone) / np.maximum(
+                np.linalg.norm(upper_bone, axis=-1, keepdims=True) * np.linalg.norm(lower_bone, axis=-1, keepdims=True),
+                1e-9)
+            hinge = hinge + HINGE_LEAN * body_axis
+            names += [side + upper, side + lower]
+            frames += [look_rotation(upper_bone, hinge), look_rotation(lower_bone, hinge)]
+        for name in self.ends:
+            if name == "Head":
+                neck = "Neck1" if "Neck1" in self.map else "Spine1"
+                frame = look_rotation(body.at("Head") - body.at(neck), body.chest_forward)
+            elif name.endswith("Hand"):
+                side = name[:-4]
+                wrist_way = body.at(name) - body.at(side + "ForeArm")
+                palm = (1.0 if side == "Left" else -1.0) * _cross(wrist_way, body.chest_forward)
+                frame = look_rotation(wrist_way, palm)
+            else:   # a foot: level and forwards in the rest and bind poses
+                forward = body.pelvis_forward - np.sum(body.pelvis_forward * [0, 1, 0], -1, keepdims=True) * [0, 1, 0]
+                frame = look_rotation(forward, np.broadcast_to([0.0, 1.0, 0.0], forward.shape))
+            names.append(name)
+            frames.append(frame)
+        order = [n for n in names if n in self.map]
+        stacked = np.stack([frames[names.index(n)] for n in order], axis=-3)
+        return order, stacked, body
+
+    # -- per frame ------------------------------------------------------------------------------
+
+    def __call__(self, canonical: np.ndarray, ground=None) -> np.ndarray:
+        """World transforms (K, J, 4, 4) of the rig from canonical world transforms (K, 31, 4, 4)
+        (demo units). `ground(x, z)`: terrain heights (a heightmap's `sample`), flat 0 if None."""
+        canonical = np.asarray(canonical, np.float32)
+        single = canonical.ndim == 3
+        canonical = canonical[None] if single else canonical
+        positions = canonical[..., :3, 3]
+        ground = ground or (lambda x, z: np.zeros_like(x))
+
+        names, frames, body = self._frames(positions)
+        turns = frames @ self.bind_frames_t                                    # (K, D, 3, 3)
+        turns[:, self.end_rows] = canonical[:, self.end_canonical, :3, :3] @ self.end_offsets
+        hips = positions[:, 0]
+        # The legs hang rigidly from the hips, thighs and shins (the joints between them follow
+        # their parents): their joints follow from the turns without the whole rig's kinematics.
+        bind = self.bind_positions
+        rows = self.leg_rows
+        hips_turn = turns[:, self.hips_row]
+        thighs = hips[:, None] + _apply(hips_turn[:, None], bind[rows[:, 0]] - bind[self.hips])      # (K, 2, 3)
+        knees = thighs + _apply(turns[:, rows[:, 3]], bind[rows[:, 1]] - bind[rows[:, 0]])
+        ankles = knees + _apply(turns[:, rows[:, 4]], bind[rows[:, 2]] - bind[rows[:, 1]])
+        # Up or down so that the rig's thighs stand as high above the ground as the canonical
+        # thighs: the legs then bend as the canonical legs do.
+        canonical_thighs = positions[:, [_INDEX["LeftUpLeg"], _INDEX["RightUpLeg"]]]
+        canonical_feet = positions[:, [_INDEX["LeftFoot"], _INDEX["RightFoot"]]]
+        lift = np.mean(self.ankle_height - HEEL_HEIGHT + canonical_thighs[..., 1] - thighs[..., 1], axis=1)
+        hips_target = hips + lift[:, None] * np.array([0.0, 1.0, 0.0], np.float32)
+        thighs[..., 1] += lift[:, None]
+        knees[..., 1] += lift[:, None]
+        ankles[..., 1] += lift[:, None]
+        # Feet where the canonical feet are, moved by the rig's thigh's offset from the canonical
+        # thigh, at the canonical foot's height above the ground (from the rig's own heel height).
+        targets = canonical_feet + thighs - canonical_thighs
+        foot_ground = ground(canonical_feet[..., 0], canonical_feet[..., 2])
+        targets[..., 1] = ground(targets[..., 0], targets[..., 2]) + self.ankle_height - HEEL_HEIGHT + (
+            canonical_feet[..., 1] - foot_ground)
+        thigh_turn, shin_turn = leg_turns(thighs, knees, ankles, targets, body.pelvis_forward[:, None], FOOT_SLACK, 0.0)
+        turns[:, rows[:, 3]] = thigh_turn @ turns[:, rows[:, 3]]
+        turns[:, rows[:, 4]] = shin_turn @ turns[:, rows[:, 4]]
+        world = self._pose(turns, hips_target)
+        return (world[0] if single else world).astype(np.float32)
+
+    def _plan(self) -> None:
+        """Per tree level, which joints are turned, kept bind-local or carried (index arrays)."""
+        rig = self.rig
+        turned = np.zeros(rig.count, bool)
+        turned[self.driven] = True
+        turned[self.above_hips] = True
+        row = np.full(rig.count, -1)
+        row[self.driven] = np.arange(len(self.driven))
+        below_carried = np.zeros(rig.count, bool)
+        for level in self.levels:
+            for joint in level:
+                parent = rig.parents[joint]
+                below_carried[joint] = parent >= 0 and (below_carried[parent] or parent in self.carried)
+        self.plan = []
+        for level in self.levels:
+            inner = level[rig.parents[level] >= 0]
+            driven = level[row[level] >= 0]
+            kept = inner[~turned[inner]]
+            self.plan.append((driven, row[driven], kept, inner))
+        self.after_carried = [level[below_carried[level]] for level in self.levels]
+        self.after_carried = [joints for joints in self.after_carried if len(joints)]
+
+    def _pose(self, turns: np.ndarray, hips_target: np.ndarray) -> np.ndarray:
+        """Forward kinematics of the rig: driven joints turned from their bind world rotation,
+        the others kept bind-local, the hips placed at `hips_target`."""
+        count = turns.shape[0]
+        parents = self.rig.parents
+        world = np.broadcast_to(self.bind_world, (count,) + self.bind_world.shape).copy()
+        linear = world[:, :, :3, :3]
+        position = world[:, :, :3, 3]
+        hips_turn = turns[:, self.hips_row]
+        if len(self.above_hips):
+            linear[:, self.above_hips] = hips_turn[:, None] @ self.bind_linear[self.above_hips]
+
+        def place(joints):
+            position[:, joints] = position[:, parents[joints]] + (
+                linear[:, parents[joints]] @ self.local_translation[joints][..., None])[..., 0]
+
+        for driven, rows, kept, inner in self.plan:
+            linear[:, driven] = turns[:, rows] @ self.bind_linear[driven]
+            linear[:, kept] = linear[:, parents[kept]] @ self.local_linear[kept]
+            place(inner)
+        if len(self.carried):
+            position[:, self.carried] = position[:, self.carriers] + (
+                linear[:, self.carriers] @ self.carried_offsets[:, :3, 3][..., None])[..., 0]
+            for joints in self.after_carried:
+                place(joints)
+        # Translate the whole rig so that its hips land on the target.
+        position += (hips_target - position[:, self.hips])[:, None]
+        return world

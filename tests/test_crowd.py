@@ -140,7 +140,7 @@ def test_headless_crowd_records_every_character_and_one_replays_alone(tmp_path, 
     with pytest.raises(Exception, match="crowd of 8 characters"):
         load_recording(out)
     again = tmp_path / "three.npz"
-    assert main(["run", "--headless", "--replay-input", str(out), "--character", "3", "--record", str(again)]) == 0
+    assert main(["run", "--headless", "--replay-input", str(out), "--member", "3", "--record", str(again)]) == 0
     assert np.max(np.abs(np.load(again)["joint_positions"] - recorded)) < 0.01
     capsys.readouterr()
     with pytest.raises(SystemExit) as exit_info:

@@ -42,6 +42,11 @@ class Playback:
 
     # -- what the renderer reads ------------------------------------------------------------------
 
+    trajectory = crowd_trajectory = joint_velocities = None     # a recording holds the samples only
+
+    def drawn_transforms(self) -> np.ndarray:
+        return self._transforms[self.frame][None]
+
     @property
     def global_transforms(self) -> np.ndarray:
         return self._transforms[self.frame]

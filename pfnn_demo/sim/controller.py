@@ -119,6 +119,18 @@ class Controller:
     def ik(self):
         return self.crowd.ik
 
+    # -- what the renderer reads (frame.DrawnFrame) ---------------------------------------------
+
+    def drawn_transforms(self) -> np.ndarray:
+        """(K, 31, 4, 4) every character's pose as drawn (after foot IK), the player first."""
+        return self.crowd.global_transforms
+
+    @property
+    def crowd_trajectory(self):
+        return self.crowd.trajectory if self.crowd.count > 1 else None
+
+    trajectory_samples = None       # the debug view draws the whole trajectory instead
+
     @property
     def joint_positions_final(self) -> np.ndarray:
         """World joint positions after IK: what is drawn."""

@@ -29,7 +29,7 @@ per-frame key above is (N, T, ...) instead of (T, ...), `inputs` (N, T, 13) (the
 their stick, triggers, toggles and the yaw their stick is relative to), the start state's
 per-character keys (N, ...), and `characters` () = N. Character 0 is the player. With N = 1 the
 layout is the one above. `load_recording(path, character=k)` reads one character back in the
-single layout, so `replay` and `run --replay-input` take `--character K`. A crowd's BVH export
+single layout, so `replay` and `run --replay-input` take `--member K`. A crowd's BVH export
 writes the player to OUT.bvh and character k to OUT_k.bvh.
 
 The inputs and the start state let `run --replay-input` drive the controller again and get the
@@ -273,7 +273,7 @@ def _one_character(arrays: dict[str, np.ndarray], character: int | None, path: P
     """Character `character`'s arrays of a crowd recording, in a single character's layout."""
     count = int(arrays.pop("characters"))
     if character is None:
-        raise RecordingError(f"holds a crowd of {count} characters: choose one with --character K "
+        raise RecordingError(f"holds a crowd of {count} characters: choose one with --member K "
                              f"(0 is the player, up to {count - 1})", path)
     if not 0 <= character < count:
         raise RecordingError(f"has characters 0 to {count - 1}, not {character}", path)

@@ -7,6 +7,8 @@ factor the original PFNN pipeline applies to CMU-style BVH data.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 JOINT_NAMES = (
@@ -37,11 +39,38 @@ _REST_OFFSETS_BVH = np.array([
 ], dtype=np.float64)
 REST_OFFSETS = (_REST_OFFSETS_BVH * BVH_TO_DEMO_UNITS).astype(np.float32)
 
-# Joints the demo refers to by role.
-HIPS = 0
-LEFT_LEG = {"root": 1, "hip": 2, "knee": 3, "heel": 4, "toe": 5}
-RIGHT_LEG = {"root": 6, "hip": 7, "knee": 8, "heel": 9, "toe": 10}
-HEAD = 16
+
+
+@dataclasses.dataclass(frozen=True)
+class Skeleton:
+    """A skeleton and the joints the demo refers to by role (indices into `names`)."""
+
+    names: tuple[str, ...]
+    parents: np.ndarray
+    rest_offsets: np.ndarray
+    hips: int
+    head: int
+    legs: tuple[dict, dict]          # left, right: {"root", "hip", "knee", "heel", "toe"}
+    hands: tuple[int, int]           # left, right
+
+    @property
+    def contact_joints(self) -> list[int]:
+        """Left heel, left toe, right heel, right toe: the order of the network's contacts."""
+        return [leg[part] for leg in self.legs for part in ("heel", "toe")]
+
+    def index(self, name: str) -> int:
+        return self.names.index(name)
+
+
+CANONICAL = Skeleton(JOINT_NAMES, PARENTS, REST_OFFSETS, hips=0, head=16,
+                     legs=({"root": 1, "hip": 2, "knee": 3, "heel": 4, "toe": 5},
+                           {"root": 6, "hip": 7, "knee": 8, "heel": 9, "toe": 10}),
+                     hands=(20, 27))
+# Joints the demo refers to by role, from the canonical skeleton.
+HIPS = CANONICAL.hips
+LEFT_LEG, RIGHT_LEG = CANONICAL.legs
+HEAD = CANONICAL.head
+CONTACT_JOINTS = CANONICAL.contact_joints
 
 
 def _depth_levels(parents: np.ndarray) -> list[np.ndarray]:

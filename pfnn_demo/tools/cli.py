@@ -37,6 +37,19 @@ def _add_network_options(parser: argparse.ArgumentParser) -> None:
                              "between 10 samples, or constant over 50 samples (the original demo)")
 
 
+def _add_character_options(parser: argparse.ArgumentParser, window: bool = False) -> None:
+    parser.add_argument("--character", metavar="FILE.glb",
+                        help="draw a humanoid glTF rig (.glb or .gltf) instead of the mannequin, driven by the "
+                             "canonical skeleton (docs/characters.md)")
+    parser.add_argument("--character-map", metavar="MAP.json",
+                        help="JSON object from canonical joint names (LeftUpLeg, ...) to the rig's joint names, "
+                             "for joints the automatic mapping misses or gets wrong")
+    if window:
+        parser.add_argument("--character-dir", default="characters", metavar="DIR",
+                            help="window: the menu's Character entry offers every .glb/.gltf in DIR "
+                                 "(default: %(default)s in the current folder)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pfnn-demo", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -76,8 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="an input script for character 1, the next for character 2, ... (repeatable); "
                           "the others wander")
     run.add_argument("--seed", type=_integer(0, SEED_MAX), default=0, help="seed of the crowd's wandering and spawn points (default 0)")
-    run.add_argument("--character", type=_integer(0), default=None, metavar="K",
+    run.add_argument("--member", type=_integer(0), default=None, metavar="K",
                      help="with --replay-input of a crowd's recording: the character whose inputs to play (0: the player)")
+    _add_character_options(run, window=True)
     run.add_argument("--no-ik", action="store_true", help="switch foot IK off (the script's 'ik' is ignored)")
     run.add_argument("--fullscreen", action="store_true", help="open the window fullscreen (F11 toggles)")
     run.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="window size (default 1280x720)")
@@ -97,8 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="multiply a BVH's lengths by S (default 1: the demo's units, as `run --record` "
                              "writes; 5.6444 for CMU clips)")
     replay.add_argument("--frame", type=_integer(0), default=0, metavar="K", help="frame to start at (default 0)")
-    replay.add_argument("--character", type=_integer(0), default=None, metavar="K",
+    replay.add_argument("--member", type=_integer(0), default=None, metavar="K",
                         help="of a crowd's recording, the character to watch (0: the player)")
+    _add_character_options(replay)
     replay.add_argument("--paused", action="store_true", help="start paused")
     replay.add_argument("--fullscreen", action="store_true", help="open the window fullscreen")
     replay.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="window size (default 1280x720)")
@@ -118,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="picture size (default 1280x720)")
     shot.add_argument("--no-hud", action="store_true", help="leave out the HUD")
     shot.add_argument("--no-debug", action="store_true", help="leave out the trajectory and area drawing")
+    shot.add_argument("--skeleton", action="store_true", help="draw the canonical skeleton over the body")
     shot.add_argument("--bvh", metavar="FILE",
                       help="pose the character from a frame of a BVH clip in the 31-joint CMU hierarchy "
                            "instead of simulating (needs no network)")
@@ -125,8 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--replay", metavar="FILE",
                       help="show a frame of a recording (.npz, or .bvh in the demo's units) instead of simulating")
     shot.add_argument("--frame", type=_integer(0), default=0, metavar="K", help="frame of --replay to show (default 0)")
-    shot.add_argument("--character", type=_integer(0), default=None, metavar="K",
+    shot.add_argument("--member", type=_integer(0), default=None, metavar="K",
                       help="of a crowd's recording (--replay), the character to show (0: the player)")
+    _add_character_options(shot)
     shot.add_argument("--camera-yaw", type=_number(), default=None, metavar="DEG", help="camera yaw in degrees")
     shot.add_argument("--camera-distance", type=_number(0.0, above=True), default=None, metavar="D",
                       help="camera distance from the player (default 300 units)")
@@ -417,6 +434,18 @@ def _load_network(args):
     return load_network(args.network, args.mode)
 
 
+def _load_character(args):
+    """(rig, retargeter, name) of --character, or None; a --character-map alone is an error."""
+    if args.character is None:
+        if args.character_map is not None:
+            raise PfnnError("--character-map needs --character FILE.glb")
+        return None
+    from ..character import load_character
+
+    rig, _, retargeter = load_character(args.character, args.character_map)
+    return rig, retargeter, Path(args.character).stem
+
+
 def _list_scenes() -> int:
     from ..sim.scene import load_scene_file, scene_files
 
@@ -475,7 +504,7 @@ def _replay(args) -> int:
     from ..sim.recording import load_recording
     from ..sim.scene import load_scene
 
-    recording = load_recording(args.recording, args.bvh_scale, args.character)
+    recording = load_recording(args.recording, args.bvh_scale, args.member)
     scene = load_scene(args.scene or recording.scene or "plaza")
     playback = Playback(recording, scene)
     _check_frame(args.frame, recording)
@@ -524,9 +553,15 @@ def _screenshot(args) -> int:
         frame.camera.yaw = math.radians(args.camera_yaw)
     if args.camera_distance is not None:
         frame.camera.distance = args.camera_distance
+    character = _load_character(args)
     ctx = create_offscreen_context()
     target = OffscreenTarget(ctx, args.size)
-    Renderer(ctx).render(target.framebuffer, frame, ViewOptions(debug=debug), overlays)
+    renderer = Renderer(ctx)
+    if character is not None:
+        from ..app.render.body import RigBody
+        renderer.set_body(RigBody(ctx, renderer.programs, *character))
+    renderer.render(target.framebuffer, frame, ViewOptions(debug=debug or args.skeleton, skeleton=args.skeleton,
+                                                           show_areas=debug, show_contacts=debug), overlays)
     path = save_png(target.read(), args.output)
     print(f"wrote {path} ({args.size[0]}x{args.size[1]}, {ctx.info['GL_RENDERER']})")
     return 0
@@ -542,7 +577,7 @@ def _replay_frame(args):
     from ..app.replay_demo import HELP
     from ..sim.scene import load_scene
 
-    recording = load_recording(args.replay, character=args.character)
+    recording = load_recording(args.replay, character=args.member)
     playback = Playback(recording, load_scene(args.scene or recording.scene or "plaza"))
     _check_frame(args.frame, recording)
     playback.seek(args.frame)
@@ -599,7 +634,7 @@ def _run_headless(args) -> int:
     if args.replay_input:
         if args.script:
             raise PfnnError("give either --script or --replay-input, not both")
-        recording = load_recording(args.replay_input, character=args.character)
+        recording = load_recording(args.replay_input, character=args.member)
         script = RecordedInput(recording)
         source = Path(args.replay_input).name + " (its inputs)"
         scene = load_scene(args.scene or recording.scene or "plaza")

@@ -40,7 +40,7 @@ from ..sim.features import OUTPUT
 from ..sim.headless import simulate
 from ..sim.input_script import InputScript
 from ..sim.scene import steps_crossing_walls
-from ..sim.skeleton import JOINT_COUNT, JOINT_NAMES
+from ..sim.skeleton import CONTACT_JOINTS, JOINT_COUNT, JOINT_NAMES
 from ..sim.recording import Recorder
 from ..sim.trajectory import BUMP
 
@@ -78,7 +78,7 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
         return ({metric: math.nan for metric in METRICS} | {"completed": float(recording.get("completed", 0.0)),
                                                               "worst snaps": []})
     contacts = recording["contacts"]
-    feet = joints[:, [4, 5, 9, 10]]
+    feet = joints[:, CONTACT_JOINTS]
     speed = np.linalg.norm(np.diff(feet[:, :, [0, 2]], axis=0), axis=-1) * FPS
     in_contact = contacts[1:] > 0.5
     toes = feet[:, [1, 3]]
@@ -163,7 +163,7 @@ def standing_foot_speed(recording: dict[str, np.ndarray]) -> float:
     standing = run[1:] > int(STANDING_AFTER * FPS)
     if not standing.any():
         return math.nan
-    feet = recording["joint_positions"][:, [4, 5, 9, 10]].astype(np.float64)
+    feet = recording["joint_positions"][:, CONTACT_JOINTS].astype(np.float64)
     speed = np.linalg.norm(np.diff(feet, axis=0), axis=-1) * FPS
     return float(speed[standing].mean())
 

@@ -12,6 +12,7 @@ import numpy as np
 from ...sim.features import SIDE_OFFSET
 from ...sim.rotation import rotate_y, yaw_of
 from ...sim.trajectory import BUMP, CROUCH, JUMP, SAMPLE_FRAMES
+from ...sim.skeleton import CONTACT_JOINTS, PARENTS
 
 LIFT = 2.0
 
@@ -31,34 +32,35 @@ def _polyline(points: np.ndarray, colour) -> np.ndarray:
     return _segments(points[:-1], points[1:], colour)
 
 
-def debug_geometry(controller, options) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    terrain = controller.scene.heightmap
-    areas = controller.scene.areas
+def debug_geometry(frame, options) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lines, small points and big points of a `frame.DrawnFrame`."""
+    terrain = frame.scene.heightmap
+    areas = frame.scene.areas
     lines, points, big_points = [], [], []
-    trajectory = getattr(controller, "trajectory", None)   # a still pose has none
+    joints = frame.drawn_transforms()[0, :, :3, 3]
+    trajectory = frame.trajectory
     if trajectory is not None:
         positions = trajectory.positions + np.array([0, LIFT, 0], np.float32)
         points.append(_with_colour(positions[:110], trajectory.gaits[:110][:, [JUMP, BUMP, CROUCH]]))  # not the last 10
         _samples_geometry(trajectory.positions[SAMPLE_FRAMES], trajectory.directions[SAMPLE_FRAMES],
                           trajectory.gaits[SAMPLE_FRAMES], terrain, lines, points, big_points)
-    crowd = getattr(controller, "crowd", None)
-    if options.crowd_trajectories and crowd is not None and crowd.count > 1:
+    others = frame.crowd_trajectory
+    if options.crowd_trajectories and others is not None:
         # The others' trajectories as points (every second frame), coloured by gait as the player's.
-        others = crowd.trajectory
         positions = others.positions[1:, :110:2] + np.array([0, LIFT, 0], np.float32)
         colours = others.gaits[1:, :110:2][..., [JUMP, BUMP, CROUCH]]
         points.append(_with_colour(positions, colours).reshape(-1, 6))
-    samples = getattr(controller, "trajectory_samples", None)   # a replay has the samples only
+    samples = frame.trajectory_samples
     if samples is not None:
         _samples_geometry(*samples, terrain, lines, points, big_points)
-    contacts = getattr(controller, "contacts", None)
+    contacts = frame.contacts
     if options.show_contacts and contacts is not None:
-        _contact_geometry(controller.joint_positions, contacts, big_points)
+        _contact_geometry(joints, contacts, big_points)
 
-    if options.debug_joints and trajectory is not None:
-        joints = controller.joint_positions
+    velocities = frame.joint_velocities
+    if options.debug_joints and velocities is not None:
         big_points.append(_with_colour(joints, (0.6, 0.3, 0.4)))
-        lines.append(_segments(joints, joints - 5 * controller.joint_velocities, (0.6, 0.3, 0.4)))
+        lines.append(_segments(joints, joints - 5 * velocities, (0.6, 0.3, 0.4)))
 
     if options.show_areas:
         for x0, z0, x1, z1, _width in areas.walls:
@@ -80,6 +82,14 @@ def debug_geometry(controller, options) -> tuple[np.ndarray, np.ndarray, np.ndar
     return stack(lines), stack(points), stack(big_points)
 
 
+def skeleton_geometry(frame) -> tuple[np.ndarray, np.ndarray]:
+    """The player's canonical skeleton as drawn (bones as lines, joints as points): what a
+    character's body is driven by, to draw over it."""
+    joints = frame.drawn_transforms()[0, :, :3, 3]
+    bones = np.flatnonzero(PARENTS >= 0)
+    return _segments(joints[PARENTS[bones]], joints[bones], (0.1, 0.9, 0.9)), _with_colour(joints, (0.1, 0.9, 0.9))
+
+
 def _crouch_ceiling(areas, cx, cy, cz, size_x, size_z) -> np.ndarray:
     """The wavy ceiling's two long edges, its cross bars, and the corner posts (blue)."""
     colour = (0.1, 0.2, 0.9)
@@ -97,7 +107,7 @@ def _crouch_ceiling(areas, cx, cy, cz, size_x, size_z) -> np.ndarray:
 
 def _contact_geometry(joints: np.ndarray, contacts: np.ndarray, big_points) -> None:
     """Heels and toes as dots: orange while the network says the foot is planted (> 0.5), grey when not."""
-    feet = joints[[4, 5, 9, 10]] + np.array([0, LIFT, 0], np.float32)
+    feet = joints[CONTACT_JOINTS] + np.array([0, LIFT, 0], np.float32)
     planted = (np.asarray(contacts) > 0.5)[:, None]
     big_points.append(_with_colour(feet, np.where(planted, (1.0, 0.55, 0.0), (0.55, 0.55, 0.55))))
 

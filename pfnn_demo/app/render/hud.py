@@ -61,7 +61,7 @@ class Hud:
         pygame.draw.circle(s, RED, (int(pcentre[0] + 30 * math.cos(angle)), int(pcentre[1] + 30 * math.sin(angle))), 6)
         s.blit(self.small.render("phase", True, INK), (pcentre[0] - 17, pcentre[1] - 6))
         mode = controller.network.mode
-        count = getattr(controller, "characters", 1)
+        count = controller.characters
         crowd = f"   {count} characters" if count > 1 else ""
         s.blit(self.small.render(f"{fps:5.1f} fps   {scene_name}   {mode}{crowd}", True, INK), (12, 112))
         if recording_seconds is not None:

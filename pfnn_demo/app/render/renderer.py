@@ -8,15 +8,16 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from types import SimpleNamespace
 
 import moderngl
 import numpy as np
 from pyglm import glm
 
 from ...resources import data_dir
-from .character_mesh import (CROWD_RINGS, CROWD_SEGMENTS, RINGS, SEGMENTS, SHADOW_RINGS, SHADOW_SEGMENTS,
-                             build_character_mesh, skin_matrices)
-from .debug_geometry import debug_geometry
+from ...sim.skeleton import CONTACT_JOINTS
+from .body import MannequinBody
+from .debug_geometry import debug_geometry, skeleton_geometry
 from . import lighting
 from .terrain_mesh import TerrainMesh
 
@@ -31,9 +32,6 @@ CROWD_SHADOW_SIZE = 2048
 SHADOW_REACH = 190.0          # the character's shadow ends within this of its hips, away from the light
 NEAR_RADIUS = 75.0            # ... and within this of the line from the hips to there
 SKY = (0.78, 0.84, 0.90)
-CHARACTER_ALBEDO = (1.0, 0.9, 0.6)
-_FULL_LAYOUT = ("3f 3f 4f 4f", "in_position", "in_normal", "in_joints", "in_weights")
-_SHADOW_LAYOUT = ("3f 12x 4f 4f", "in_position", "in_joints", "in_weights")
 _INCLUDE = re.compile(r"^// #include (\S+)$", re.MULTILINE)
 
 
@@ -59,6 +57,7 @@ class ViewOptions:
     show_areas: bool = True
     show_contacts: bool = True
     crowd_trajectories: bool = True    # with a crowd, every character's trajectory (else the player's only)
+    skeleton: bool = False             # the canonical skeleton's bones over the drawn body
 
 
 class Renderer:
@@ -72,22 +71,15 @@ class Renderer:
         self.shadow_terrain_program = ctx.program(vertex_shader=load_shader("terrain.vert"),
                                                   fragment_shader=load_shader("terrain.frag", {"NEAR_CHARACTER": 2}))
         self.character_program = program("character.vert", "character.frag")
+        self.rig_program = program("rig.vert", "rig.frag")
         self.shadow_character_program = program("shadow_character.vert", "depth_only.frag")
         self.lines_program = program("lines.vert", "lines.frag")
         self.overlay_program = program("overlay.vert", "overlay.frag")
-
-        # The player's body in full detail; the crowd's coarser (a quarter of the vertices: in
-        # software rendering the crowd's vertices are most of its cost), in the shadow map coarser still.
-        self.character_vaos, self.shadow_character_vaos = [], []
-        for (rings, segments), vaos, program, layout in (
-                ((RINGS, SEGMENTS), self.character_vaos, self.character_program, _FULL_LAYOUT),
-                ((CROWD_RINGS, CROWD_SEGMENTS), self.character_vaos, self.character_program, _FULL_LAYOUT),
-                ((RINGS, SEGMENTS), self.shadow_character_vaos, self.shadow_character_program, _SHADOW_LAYOUT),
-                ((SHADOW_RINGS, SHADOW_SEGMENTS), self.shadow_character_vaos, self.shadow_character_program,
-                 _SHADOW_LAYOUT)):
-            vertices, indices = build_character_mesh(rings, segments)
-            vbo, ibo = ctx.buffer(vertices.tobytes()), ctx.buffer(indices.tobytes())
-            vaos.append(ctx.vertex_array(program, [(vbo,) + layout], ibo, index_element_size=4))
+        self.programs = SimpleNamespace(character=self.character_program, rig=self.rig_program,
+                                        shadow_character=self.shadow_character_program)
+        # In software rendering the crowd's vertices are most of its cost: the mannequin draws the
+        # crowd with a quarter of the player's vertices, its shadows with fewer still.
+        self.mannequin = self.body = MannequinBody(ctx, self.programs)
 
         self._shadow_size = 0
         self._set_shadow_size(SHADOW_SIZE)
@@ -115,22 +107,29 @@ class Renderer:
         self.shadow_fbo = self.ctx.framebuffer(depth_attachment=self.shadow_depth)
         self._shadow_size = size
 
-    def _upload_skins(self, global_transforms: np.ndarray) -> int:
-        """Characters' skinning matrices (K, J, 4, 4), in draw order, into the skin texture."""
-        skins = skin_matrices(global_transforms)
-        count, joints = skins.shape[:2]
-        columns = np.ascontiguousarray(np.swapaxes(skins, -1, -2)).reshape(count, joints * 4, 4)
+    def set_body(self, body) -> None:
+        """Draw every character as `body` (body.MannequinBody or body.RigBody); None: the mannequin."""
+        if self.body is not self.mannequin and self.body is not body:
+            self.body.release()
+        self.body = body or self.mannequin
+
+    def _upload_skins(self, drawn: np.ndarray, ground, rows: int | None = None) -> None:
+        """Skinning matrices of the first `rows` characters of `drawn` (K, 31, 4, 4), already in
+        draw order, into the skin texture (K rows: its size stays while the crowd does)."""
+        rows = len(drawn) if rows is None else rows
+        skins = self.body.skins(drawn[:rows], ground)
+        joints = skins.shape[1]
+        columns = np.ascontiguousarray(np.swapaxes(skins, -1, -2)).reshape(rows, joints * 4, 4)
         texture = self._skin_texture
-        if texture is None or texture.size != (joints * 4, count):
+        if texture is None or texture.size != (joints * 4, len(drawn)):
             if texture is not None:
                 texture.release()      # GPU objects are not freed by garbage collection
-            texture = self._skin_texture = self.ctx.texture((joints * 4, count), 4, dtype="f4")
+            texture = self._skin_texture = self.ctx.texture((joints * 4, len(drawn)), 4, dtype="f4")
             texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
-        texture.write(columns.tobytes())
+        texture.write(columns.astype(np.float32).tobytes(), viewport=(0, 0, joints * 4, rows))
         texture.use(location=2)
-        for program in (self.character_program, self.shadow_character_program):
+        for program in self.body.colour_programs + [self.shadow_character_program]:
             program["skin_texture"].value = 2
-        return count
 
     # -- scene -------------------------------------------------------------------------------------
 
@@ -164,31 +163,34 @@ class Renderer:
         light_projection = glm.ortho(-extent, extent, -extent, extent, NEAR, FAR)
         return projection * camera.view_matrix(), light_projection * light_view
 
-    def render(self, framebuffer: moderngl.Framebuffer, controller, options: ViewOptions,
+    def render(self, framebuffer: moderngl.Framebuffer, frame, options: ViewOptions,
                overlays: list[tuple[str, object, tuple[int, int]]] = (), size: tuple[int, int] | None = None) -> None:
-        """Draw the controller's current frame into `framebuffer`: its character, and with a crowd
-        (`controller.crowd`) every character, in one instanced draw per pass.
+        """Draw a `frame.DrawnFrame` (the live controller, a playback, a still pose) into
+        `framebuffer`: every character as the current body, in one instanced draw per pass.
 
         `overlays`: (name, pygame surface, (x, y)) drawn on top in order. `size`: the drawable size
         when it differs from the framebuffer's own (a window's default framebuffer after a resize).
         """
         ctx = self.ctx
-        self.set_scene(controller.scene)
+        self.set_scene(frame.scene)
         size = tuple(size or framebuffer.size)
-        crowd = getattr(controller, "crowd", None)
-        count = 1 if crowd is None else crowd.count
+        drawn = frame.drawn_transforms()
+        joints = drawn[0, :, :3, 3]
+        count = len(drawn)
         extent = SHADOW_EXTENT if count == 1 else CROWD_SHADOW_EXTENT
         self._set_shadow_size(SHADOW_SIZE if count == 1 else CROWD_SHADOW_SIZE)
-        view_projection, light_matrix = self.matrices(controller.camera, size, controller.joint_positions[0], extent)
+        view_projection, light_matrix = self.matrices(frame.camera, size, joints[0], extent)
         light_dir = glm.normalize(-LIGHT_OFFSET)
-        if crowd is None:
+        ground = frame.scene.heightmap.sample
+        if count == 1:
             order, seen, shadowing = np.zeros(1, np.intp), 0, (0, 0)
-            self._upload_skins(controller.global_transforms[None])
+            self._upload_skins(drawn, ground)
+            casters = None
         else:
-            order, seen, shadowing = _crowd_draw_order(crowd.global_transforms[:, 0, :3, 3], view_projection,
-                                                       light_matrix)
-            self._upload_skins(crowd.global_transforms[order])
-        casters = None if crowd is None else crowd.global_transforms[order[shadowing[0]:shadowing[1]], 0, :3, 3]
+            order, seen, shadowing = _crowd_draw_order(drawn[:, 0, :3, 3], view_projection, light_matrix)
+            # Only the characters drawn in either pass are posed (a rig's retargeting costs).
+            self._upload_skins(drawn[order], ground, max(1 + seen, shadowing[1]))
+            casters = drawn[order[shadowing[0]:shadowing[1]], 0, :3, 3]
 
         # Shadow pass: the character, in a map centred on it. The light's direction is fixed, so the
         # terrain's own shadows are baked with its mesh (terrain_mesh.bake_sun_visibility).
@@ -197,7 +199,7 @@ class Renderer:
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.cull_face = "front"
         self.shadow_character_program["light_matrix"].write(_bytes(light_matrix))
-        self._draw_characters(self.shadow_character_program, self.shadow_character_vaos, *shadowing)
+        self.body.draw(True, *shadowing)
 
         # Main pass.
         framebuffer.use()
@@ -206,36 +208,26 @@ class Renderer:
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.cull_face = "back"
         self.shadow_depth.use(location=0)
-        feet = controller.joint_positions[[4, 5, 9, 10]].astype(np.float32)
+        feet = joints[CONTACT_JOINTS].astype(np.float32)
         self.far_terrain_program["view_projection"].write(_bytes(view_projection))
-        for program in (self.terrain_program, self.shadow_terrain_program, self.character_program):
+        for program in [self.terrain_program, self.shadow_terrain_program] + self.body.colour_programs:
             program["view_projection"].write(_bytes(view_projection))
             program["light_matrix"].write(_bytes(light_matrix))
             program["shadow_map"].value = 0
-        self.character_program["light_dir"].value = tuple(light_dir)
-        for name, value in lighting.uniforms().items():
-            self.character_program[name].value = value
+        for program in self.body.colour_programs:
+            program["light_dir"].value = tuple(light_dir)
+            for name, value in lighting.uniforms().items():
+                program[name].value = value
         self.terrain_program["foot_positions"].write(feet.tobytes())
-        self.terrain_program["hip_position"].value = tuple(float(v) for v in controller.joint_positions[0])
-        self._render_terrain(view_projection, controller.camera.position, controller.joint_positions[0], casters)
-        self.character_program["albedo"].value = CHARACTER_ALBEDO
-        self._draw_characters(self.character_program, self.character_vaos, 1, 1 + seen)
+        self.terrain_program["hip_position"].value = tuple(float(v) for v in joints[0])
+        self._render_terrain(view_projection, frame.camera.position, joints[0], casters)
+        self.body.draw(False, 1, 1 + seen)
 
         if options.debug:
-            self._draw_debug(controller, options, view_projection)
+            self._draw_debug(frame, options, view_projection)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         for name, surface, position in overlays:
             self._draw_overlay(name, surface, position, size)
-
-    @staticmethod
-    def _draw_characters(program, vaos, first: int, stop: int) -> None:
-        """The player (row 0 of the skin texture) with the detailed body, then the others in rows
-        first ... stop-1 in one instanced draw of the coarser body."""
-        program["first_character"].value = 0
-        vaos[0].render()
-        if stop > first:
-            program["first_character"].value = first
-            vaos[1].render(instances=stop - first)
 
     def _render_terrain(self, view_projection: glm.mat4, eye, hip, casters: np.ndarray | None = None) -> None:
         """The terrain tiles inside the view, full resolution near the camera; the tiles the
@@ -267,8 +259,15 @@ class Renderer:
             self._indirect.write(data)
             vao.render_indirect(self._indirect, moderngl.TRIANGLES, count=len(ranges))
 
-    def _draw_debug(self, controller, options: ViewOptions, view_projection: glm.mat4) -> None:
-        lines, points, big_points = debug_geometry(controller, options)
+    def _draw_debug(self, frame, options: ViewOptions, view_projection: glm.mat4) -> None:
+        self._draw_lines(debug_geometry(frame, options), view_projection)
+        if options.skeleton:    # seen through the body
+            self.ctx.disable(moderngl.DEPTH_TEST)
+            lines, joints = skeleton_geometry(frame)
+            self._draw_lines((lines, np.zeros((0, 6), np.float32), joints), view_projection)
+
+    def _draw_lines(self, geometry, view_projection: glm.mat4) -> None:
+        lines, points, big_points = geometry
         self.lines_program["view_projection"].write(_bytes(view_projection))
         self.ctx.enable(moderngl.PROGRAM_POINT_SIZE)
         for data, mode, point_size in ((lines, moderngl.LINES, 1.0), (points, moderngl.POINTS, 3.0),

@@ -10,7 +10,7 @@ from pyglm import glm
 from ...sim.camera import OrbitCamera
 from ...errors import PfnnError
 from ...sim.scene import Scene
-from ...sim.skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES
+from ...sim.skeleton import BVH_TO_DEMO_UNITS, CONTACT_JOINTS, JOINT_NAMES
 
 
 @dataclasses.dataclass
@@ -20,6 +20,11 @@ class StillPose:
     scene: Scene
     camera: OrbitCamera
     global_transforms: np.ndarray     # (31, 4, 4)
+
+    trajectory = crowd_trajectory = trajectory_samples = contacts = joint_velocities = None
+
+    def drawn_transforms(self) -> np.ndarray:
+        return self.global_transforms[None]
 
     @property
     def joint_positions(self) -> np.ndarray:
@@ -34,7 +39,7 @@ class StillPose:
         start_x, start_z = scene.start
         pose[:, 0, 3] += start_x - pose[0, 0, 3]
         pose[:, 2, 3] += start_z - pose[0, 2, 3]
-        feet = pose[[4, 5, 9, 10], :3, 3]
+        feet = pose[CONTACT_JOINTS, :3, 3]
         ground = scene.heightmap.sample(feet[:, 0], feet[:, 2])
         pose[:, 1, 3] += float(np.min(ground - feet[:, 1] + [7.0, 3.0, 7.0, 3.0]))
         camera = OrbitCamera()

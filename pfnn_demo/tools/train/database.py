@@ -18,7 +18,7 @@ from ...sim.features import INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLES, SAM
 from ...sim.rotation import (matrix_to_euler_zyx, matrix_to_quat, quat_slerp, quat_to_matrix, rotate_y,
                              rotation_between, yaw_matrix)
 from ...motion.bvh import Motion
-from ...sim.skeleton import BVH_TO_DEMO_UNITS, JOINT_NAMES, _REST_OFFSETS_BVH
+from ...sim.skeleton import BVH_TO_DEMO_UNITS, CONTACT_JOINTS, JOINT_NAMES, _REST_OFFSETS_BVH
 from . import labels
 
 FPS = 60
@@ -113,7 +113,7 @@ def clip_from_motion(motion, name: str, ground: float | None = None, align_rest:
     if step < 1.0:
         world = _smooth_upsampled(world, 0.5 / step)
     positions = world[..., :3, 3]
-    ground = float(np.percentile(positions[:, [4, 5, 9, 10], 1], 2)) - 3.0 if ground is None else ground
+    ground = float(np.percentile(positions[:, CONTACT_JOINTS, 1], 2)) - 3.0 if ground is None else ground
     positions = positions - np.array([0.0, ground, 0.0])
     rotations = world[..., :3, :3]
     contacts = labels.foot_contacts(positions, FPS)

@@ -14,8 +14,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
-CONTACT_ORDER = (4, 5, 9, 10)        # left heel, left toe, right heel, right toe (as the network)
-HEAD, HIPS = 16, 0
+from ...sim.skeleton import CANONICAL
+
+CONTACT_ORDER = tuple(CANONICAL.contact_joints)   # left heel, left toe, right heel, right toe (as the network)
+HEAD, HIPS = CANONICAL.head, CANONICAL.hips
 CONTACT_SPEED = 15.0                 # units per second: the threshold of a clean, slow foot...
 MAX_CONTACT_SPEED = 80.0             # ...raised up to this for feet that never slow down so much
 SMOOTH_SECONDS = 0.02

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from ...sim.skeleton import CONTACT_JOINTS
 from ...sim.two_bone import place_knees
 from ...sim.rotation import (matrix_to_quat, quat_slerp, quat_to_matrix, rotate_y, rotation_between, yaw_matrix,
                              yaw_of)
@@ -218,7 +219,7 @@ FOOT_DOWN = 3.0        # units above its own ground level: a heel or toe resting
 
 def feet_down(clip: Clip) -> np.ndarray:
     """(T, 4) heel and toe joints resting at their ground level (whether moving or not)."""
-    heights = clip.positions[:, list(labels.CONTACT_ORDER), 1]
+    heights = clip.positions[:, CONTACT_JOINTS, 1]
     return heights < np.percentile(heights, 5, axis=0) + FOOT_DOWN
 
 
@@ -573,7 +574,7 @@ def over_a_bar(clip: Clip, height: float, half_width: float) -> Clip | None:
     if np.linalg.norm(along) < 1e-6:
         return None
     along /= np.linalg.norm(along)
-    feet = clip.positions[:, [4, 5, 9, 10]].astype(np.float64)
+    feet = clip.positions[:, CONTACT_JOINTS].astype(np.float64)
     best, best_height = None, 0.0
     for frame in flight:
         bar = BarGround(root[frame], along, 1.0, half_width)

@@ -37,7 +37,8 @@ _MENU_BUTTONS = {"dpup": "up", "dpdown": "down", "dpleft": "left", "dpright": "r
 class Demo:
     def __init__(self, ctx, network: PhaseFunctionedNetwork, scene: str = "plaza",
                  record_dir: str | Path = DEFAULT_RECORD_DIR, record_formats: tuple[str, ...] = RECORD_FORMATS,
-                 characters: int = 1, seed: int = 0):
+                 characters: int = 1, seed: int = 0, character: str | Path | None = None,
+                 character_map: str | Path | None = None, character_dir: str | Path = "characters"):
         return_large_blocks_to_the_system()     # memory stays flat however often the scene changes
         self.ctx = ctx
         self.record_dir = Path(record_dir)
@@ -52,6 +53,10 @@ class Demo:
         if characters > 1:
             self.set_characters(characters)
         self.renderer = Renderer(ctx)
+        self.character_dir = Path(character_dir)
+        self.character_path = None if character is None else Path(character)
+        self.character_map = character_map
+        self.set_character(self.character_path)
         self.input = PlayerInput()
         self.hud = Hud()
         self.menu = Menu()
@@ -171,13 +176,47 @@ class Demo:
         try:
             for extension in self.record_formats:
                 written.append(recorder.save(self._record_base.with_suffix("." + extension), self._record_scene,
-                                             recorder.first_mode, network.weights.provenance))
+                                             recorder.first_mode, network.weights.provenance,
+                                             self._export_body() if extension == "glb" else None))
         except PfnnError as error:
             self.say(f"Cannot write the recording: {error}", 8.0)
             return written
         others = "".join(f" + {path.suffix}" for path in written[1:])
         self.say(f"Recorded {len(recorder)} frames: {written[0]}{others}", 8.0)
         return written
+
+    def set_character(self, path: Path | None) -> None:
+        """Draw every character as the rig at `path`, or as the mannequin (None). A rig that cannot
+        be read or driven leaves the body as it was and says why."""
+        if path is None:
+            self.renderer.set_body(None)
+            return
+        from ..character import load_character
+        from .render.body import RigBody
+
+        try:
+            rig, _, retargeter = load_character(path, self.character_map if path == self.character_path else None)
+        except PfnnError as error:
+            self.say(str(error), 8.0)
+            return
+        self.renderer.set_body(RigBody(self.ctx, self.renderer.programs, rig, retargeter, path.stem))
+
+    def _export_body(self):
+        """The drawn body for a .glb recording: the rig on screen, or None for the mannequin."""
+        body = self.renderer.body
+        if not hasattr(body, "rig"):
+            return None
+        from ..motion.gltf_export import rig_body
+
+        return rig_body(body.rig, body.retargeter, self.controller.scene.heightmap.sample)
+
+    def character_files(self) -> list[Path]:
+        """The menu's characters: --character's file, and every .glb and .gltf in the character folder."""
+        found = sorted(p for p in self.character_dir.glob("*") if p.suffix.lower() in (".glb", ".gltf")) \
+            if self.character_dir.is_dir() else []
+        if self.character_path is not None and self.character_path.resolve() not in [p.resolve() for p in found]:
+            found.insert(0, self.character_path)
+        return found
 
     # -- menu ------------------------------------------------------------------------------------
 
@@ -204,6 +243,8 @@ class Demo:
             Entry(lambda: f"Debug joints and velocities: {on_off(self.options.debug_joints)}", self._flip_joints),
             Entry(lambda: f"Responsive: {on_off(toggles.responsive)}", flip("responsive")),
             Entry(lambda: f"Invert camera Y: {on_off(camera.invert_y)}", flip_invert),
+            Entry(lambda: f"Character: {self.renderer.body.name}  >", lambda: self.menu.push(self._character_page())),
+            Entry(lambda: f"Skeleton over the body: {on_off(self.options.skeleton)}", self._flip_skeleton),
             Entry(lambda: f"Characters:  < {self.characters} >", lambda: self.step_characters(1),
                   lambda: self.step_characters(-1), lambda: self.step_characters(1)),
             Entry(lambda: f"Everyone's trajectories: {on_off(self.options.crowd_trajectories)}", self._flip_crowd_trajectories),
@@ -221,6 +262,22 @@ class Demo:
                 self.menu.close()
             return choose
         return Page("Scene", [Entry(lambda n=name: n, chooser(name)) for name in self.scene_names])
+
+    def _character_page(self) -> Page:
+        def chooser(path):
+            def choose():
+                self.set_character(path)
+                self.menu.close()
+            return choose
+        entries = [Entry(lambda: "mannequin", chooser(None))]
+        entries += [Entry(lambda p=path: p.stem, chooser(path)) for path in self.character_files()]
+        text = [] if len(entries) > 1 else [f"Put .glb or .gltf humanoids in {self.character_dir}/"]
+        return Page("Character", entries, text=text)
+
+    def _flip_skeleton(self) -> None:
+        self.options.skeleton = not self.options.skeleton
+        if self.options.skeleton:
+            self.input.toggles.debug = True     # the skeleton is part of the debug drawing
 
     def _about_page(self) -> Page:
         provenance = self.controller.network.weights.provenance or "no provenance recorded"

@@ -51,7 +51,7 @@ from .trajectory import SAMPLE_FRAMES
 
 FPS = 60
 DEFAULT_RECORD_DIR = Path("pfnn-recordings")   # the window's recordings, in the folder it was started from
-FORMATS = (".npz", ".bvh")
+FORMATS = (".npz", ".bvh", ".glb")
 INPUT_COLUMNS = ("move_x", "move_y", "look_x", "look_y", "strafe", "jog", "crouch", "ik", "responsive",
                  "debug", "zoom", "camera_yaw", "camera_pitch")
 _PER_FRAME = ("root_position", "root_direction", "joint_positions", "joint_positions_raw", "joint_rotations",
@@ -119,14 +119,23 @@ class Recorder:
     def first_mode(self) -> str:
         return self._modes[0] if self._modes else ""
 
-    def save(self, path: str | Path, scene: str, mode: str, network: str) -> Path:
-        """Write the recording; the file's extension (.npz or .bvh) chooses the format."""
+    def save(self, path: str | Path, scene: str, mode: str, network: str, body=None) -> Path:
+        """Write the recording; the file's extension chooses the format: .npz (everything), .bvh
+        (the motion on the 31-joint skeleton), .glb (a glTF animation of `body`, a
+        `motion.gltf_export` body such as a user's rig; the mannequin by default)."""
         path = Path(path)
         suffix = _format(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays = self.arrays()
         try:
-            if suffix == ".bvh":
+            if suffix == ".glb":
+                from ..motion.gltf_export import write_gltf
+
+                rotations = arrays["joint_rotations"]
+                drawn = np.zeros(rotations.shape[:-2] + (4, 4), np.float32)
+                drawn[..., :3, :3], drawn[..., :3, 3], drawn[..., 3, 3] = rotations, arrays["joint_positions"], 1.0
+                write_gltf(path, drawn, FPS, body)
+            elif suffix == ".bvh":
                 from ..motion.bvh import write_bvh
                 from ..motion.bvh_export import motion_from_world
 
@@ -156,7 +165,7 @@ def _format(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
         raise RecordingError(f"unknown recording format {suffix or '(no extension)'!r}; "
-                             "end the name in .npz (everything) or .bvh (the motion)", path)
+                             "end the name in .npz (everything), .bvh (the motion) or .glb (a glTF animation)", path)
     return suffix
 
 
@@ -232,6 +241,9 @@ def load_recording(path: str | Path, bvh_scale: float = 1.0, character: int | No
     suffix = _format(path)
     if not path.is_file():
         raise RecordingError("no such recording", path)
+    if suffix == ".glb":
+        raise RecordingError("a glTF animation is for other tools (Blender, engines); replay the .npz of the "
+                             "same run", path)
     if suffix == ".bvh":
         from ..motion.bvh import read_bvh
 

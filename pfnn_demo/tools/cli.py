@@ -18,7 +18,8 @@ from ..sim.recording import DEFAULT_RECORD_DIR, check_destination
 from .train.trainer import TrainConfig   # torch is imported only when training starts
 
 SEED_MAX = 2 ** 32 - 1   # numpy seeds are unsigned 32-bit numbers
-SUBCOMMANDS = ("run", "replay", "screenshot", "make-terrain", "train", "retarget", "eval", "convert-weights")
+SUBCOMMANDS = ("run", "replay", "screenshot", "make-terrain", "train", "retarget", "eval", "convert-weights",
+               "character")
 
 DESCRIPTION = """\
 Phase-Functioned Neural Network character controller (Holden, Komura, Saito, SIGGRAPH 2017).
@@ -76,12 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="frames to simulate at 60 per second (default: the script's or recording's length)")
     run.add_argument("--record", metavar="OUT",
                      help="headless: save the motion; OUT.npz keeps everything (replayable), OUT.bvh the "
-                          "drawn motion on the 31-joint skeleton at 60 fps (for Blender and other tools)")
+                          "drawn motion on the 31-joint skeleton at 60 fps, OUT.glb a glTF animation of the "
+                          "mannequin or of --character's rig (for Blender and other tools)")
     run.add_argument("--record-dir", default=str(DEFAULT_RECORD_DIR), metavar="DIR",
                      help="window: folder for recordings made with F5 / Y / the menu (default: %(default)s "
                           "in the current folder)")
-    run.add_argument("--record-format", choices=("npz", "bvh", "both"), default="both",
-                     help="window: what a recording writes (default: both, the .npz and the .bvh)")
+    run.add_argument("--record-format", choices=("npz", "bvh", "glb", "both", "all"), default="both",
+                     help="window: what a recording writes: npz, bvh, glb (a glTF animation of the drawn body), "
+                          "both (the .npz and the .bvh, the default) or all three")
     run.add_argument("--characters", type=_integer(1, MAX_CHARACTERS), default=1, metavar="N",
                      help="characters in the scene: the player and N-1 more, who wander (or follow "
                           "--crowd-script), simulated together (default 1; the menu changes it in the window)")
@@ -242,6 +245,20 @@ def build_parser() -> argparse.ArgumentParser:
     retarget.add_argument("--seconds", type=_number(0.0), default=0.0,
                           help="play a looping DeepMimic motion at least this long (default: once)")
     retarget.set_defaults(handler=_retarget)
+
+    character = commands.add_parser(
+        "character", help="your own character: inspect a humanoid glTF rig (docs/characters.md)",
+        description="Commands about user characters (humanoid glTF rigs drawn with --character).")
+    character_commands = character.add_subparsers(dest="character_command", metavar="COMMAND", required=True)
+    inspect = character_commands.add_parser(
+        "inspect", help="print a rig's joints, the joint map found and what stays unmapped",
+        description="Read a .glb or .gltf, find which of its joints play the canonical skeleton's "
+                    "(automatically, then --character-map), and print the hierarchy with each joint's "
+                    "role. Exit status 0 when the rig can be driven, 2 with the reason when not.")
+    inspect.add_argument("file", metavar="FILE.glb", help="a humanoid rig (.glb, or .gltf with its buffers)")
+    inspect.add_argument("--character-map", metavar="MAP.json",
+                         help="JSON object from canonical joint names to the rig's joint names")
+    inspect.set_defaults(handler=_inspect_character)
 
     convert = commands.add_parser(
         "convert-weights", help="convert an original PFNN network folder to the project's .npz",
@@ -446,6 +463,27 @@ def _load_character(args):
     return rig, retargeter, Path(args.character).stem
 
 
+def _inspect_character(args) -> int:
+    from ..character import find_joint_map, load_rig, Retargeter
+    from ..character.inspect import describe
+
+    rig = load_rig(args.file)
+    joint_map = find_joint_map(rig, args.character_map)
+    scale = None if joint_map.missing() else Retargeter(rig, joint_map).scale
+    print("\n".join(describe(rig, joint_map, scale)))
+    return 2 if joint_map.missing() else 0
+
+
+def _export_body(args, scene):
+    """The body a .glb recording animates: --character's rig, or None (the mannequin)."""
+    character = _load_character(args)
+    if character is None or not str(args.record).lower().endswith(".glb"):
+        return None
+    from ..motion.gltf_export import rig_body
+
+    return rig_body(character[0], character[1], scene.heightmap.sample)
+
+
 def _list_scenes() -> int:
     from ..sim.scene import load_scene_file, scene_files
 
@@ -475,12 +513,14 @@ def _run(args) -> int:
     scene = args.scene or "plaza"
     load_scene(scene)   # reports a bad scene before a window opens
     record_dir = Path(args.record_dir)
-    formats = ("npz", "bvh") if args.record_format == "both" else (args.record_format,)
+    formats = {"both": ("npz", "bvh"), "all": ("npz", "bvh", "glb")}.get(args.record_format, (args.record_format,))
     _quiet_libraries(args.verbose)
     from ..app.demo import Demo
     from ..app.window_app import run_window
 
-    run_window(lambda ctx: Demo(ctx, network, scene, record_dir, formats, count, args.seed), args.size, args.fullscreen,
+    _load_character(args)   # reports a rig that cannot be driven before a window opens
+    run_window(lambda ctx: Demo(ctx, network, scene, record_dir, formats, count, args.seed, args.character,
+                                args.character_map, args.character_dir), args.size, args.fullscreen,
                verbose=args.verbose)
     return 0
 
@@ -629,6 +669,7 @@ def _run_headless(args) -> int:
 
     if args.record:
         check_destination(args.record)        # before any work: a bad destination loses nothing
+    _load_character(args)                     # ... nor a rig that cannot be driven
     if args.frames is not None and args.frames <= 0:
         raise PfnnError(f"--frames must be positive, got {args.frames}")
     if args.replay_input:
@@ -672,7 +713,8 @@ def _run_headless(args) -> int:
     done = len(recorder) if recorder is not None else (controller.frame)
     print(f"{done} frames in {seconds:.2f} s ({done / max(seconds, 1e-9) / 60:.1f}x real time)", file=sys.stderr)
     if recorder is not None and len(recorder):
-        path = recorder.save(args.record, scene.name, recorder.first_mode, network.weights.provenance)
+        path = recorder.save(args.record, scene.name, recorder.first_mode, network.weights.provenance,
+                             _export_body(args, scene))
         print(f"wrote {path}" + ("" if failure is None else f" ({len(recorder)} frames, up to the failure)"),
               file=sys.stderr)
     if failure is not None:

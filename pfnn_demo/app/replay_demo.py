@@ -14,11 +14,15 @@ HELP = "Space pause   < > step   [ ] speed   Home restart   F1 debug   F3 contac
 
 
 class ReplayDemo:
-    def __init__(self, ctx, playback: Playback, title: str):
+    def __init__(self, ctx, playback: Playback, title: str, character=None):
+        """`character`: (rig, retargeter, name) to draw instead of the mannequin."""
         self.ctx = ctx
         self.playback = playback
         self.title = title
         self.renderer = Renderer(ctx)
+        if character is not None:
+            from .render.body import RigBody
+            self.renderer.set_body(RigBody(ctx, self.renderer.programs, *character))
         self.keyboard = Keyboard()
         self.gamepad = Gamepad()
         self.hud = ReplayHud()

@@ -555,7 +555,8 @@ def _replay(args) -> int:
     from ..app.window_app import run_window
 
     title = Path(args.recording).name
-    run_window(lambda ctx: ReplayDemo(ctx, playback, title), args.size, args.fullscreen,
+    character = _load_character(args)
+    run_window(lambda ctx: ReplayDemo(ctx, playback, title, character), args.size, args.fullscreen,
                title=f"pfnn-demo replay: {title}", verbose=args.verbose)
     return 0
 

@@ -15,6 +15,10 @@ ticks simulated per second (60 means the simulation holds real time), the pictur
 and the time per tick and per picture.
 
 Part 3, where the time of one crowd tick goes (cubic, the largest size up to 64), by stage.
+
+Part 4, with a glTF character (--character, by default ../shared/characters/RobotExpressive.glb
+when it is there): the time to retarget N characters' drawn poses onto the rig, and part 2's
+rows again with every character drawn as the rig.
 """
 
 from __future__ import annotations
@@ -120,7 +124,27 @@ def profile_stages(network, scene, count: int, ground) -> list[tuple[str, float]
     return rows
 
 
-def draw_rates(weights, scene_name: str, counts: list[int], size: tuple[int, int], seconds: float):
+def retarget_times(network, scene, counts: list[int], ground, character: str) -> list[tuple[int, float]]:
+    """(N, median ms to retarget N characters' drawn poses onto the rig) per N."""
+    from pfnn_demo.character import load_character
+
+    _, _, retargeter = load_character(character)
+    rows = []
+    for count in counts:
+        crowd = Crowd(network, scene, count, starts=spawn_points(scene, count, 0, ground))
+        behaviour = CrowdBehaviour(scene, count, 0, ground=ground)
+        times = []
+        for tick in range(WARM_UP + 60):
+            crowd.step(behaviour.next_controls(crowd.root_positions[:, [0, 2]]))
+            start = time.perf_counter()
+            retargeter(crowd.global_transforms, scene.heightmap.sample)
+            times.append(time.perf_counter() - start)
+        rows.append((count, float(np.median(times[WARM_UP:])) * 1e3))
+    return rows
+
+
+def draw_rates(weights, scene_name: str, counts: list[int], size: tuple[int, int], seconds: float,
+               character: str | None = None):
     """(count, ticks per second, pictures per second, ms per tick, ms per picture) per count."""
     import pygame
 
@@ -132,7 +156,7 @@ def draw_rates(weights, scene_name: str, counts: list[int], size: tuple[int, int
     renderer_name = ctx.info.get("GL_RENDERER", "?")
     rows = []
     for count in counts:
-        demo = Demo(ctx, PhaseFunctionedNetwork(weights, "cubic"), scene_name, characters=count)
+        demo = Demo(ctx, PhaseFunctionedNetwork(weights, "cubic"), scene_name, characters=count, character=character)
         demo.controller.camera.distance = 700
         demo.on_key(pygame.K_w, True)
         for _ in range(30):
@@ -166,18 +190,24 @@ def main(argv=None) -> int:
     parser.add_argument("--draw", type=_sizes, default=[1, 16, 64], help="crowd sizes to draw (empty: skip)")
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--seconds", type=float, default=5.0, help="wall time per drawn crowd size")
+    shared_robot = Path(__file__).resolve().parents[2] / "shared" / "characters" / "RobotExpressive.glb"
+    parser.add_argument("--character", default=str(shared_robot) if shared_robot.exists() else "",
+                        help="a glTF rig for part 4 (default: the shared robot when present; empty: skip)")
+    parser.add_argument("--skip-headless", action="store_true", help="only the drawing parts")
     args = parser.parse_args(argv)
 
     weights, label = choose_weights(args.network)
     scene = load_scene(args.scene)
     ground = open_ground(scene)
     print(f"network: {label}; scene {args.scene}; {os.cpu_count()} CPUs\n")
+    if args.skip_headless:
+        args.sizes, args.modes = [], ""
     print("Headless: one tick of N wandering characters (ms)\n")
     header = ("mode", "N", "batched step", "per character", "wander behaviour", "N single steps",
               "per character", "single / batched", "ticks per second (step + behaviour)")
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|")
-    for mode in args.modes.split(","):
+    for mode in [m for m in args.modes.split(",") if m]:
         network = PhaseFunctionedNetwork(weights, mode)
         for count in args.sizes:
             step, behave, single = time_crowd(network, scene, count, ground)
@@ -185,13 +215,14 @@ def main(argv=None) -> int:
                   f"{single / count:.3f} | {single / step:.1f}x | {1000 / (step + behave):.0f} |", flush=True)
 
     count = max([n for n in args.sizes if n <= 64] or [1])
-    print(f"\nWhere one tick goes (cubic, {count} characters, median ms)\n")
-    print("| stage | ms | share |")
-    print("|---|---|---|")
-    rows = profile_stages(PhaseFunctionedNetwork(weights, "cubic"), scene, count, ground)
-    whole = rows[-1][1]
-    for name, ms in rows:
-        print(f"| {name} | {ms:.2f} | {ms / whole:.0%} |")
+    if args.sizes:
+        print(f"\nWhere one tick goes (cubic, {count} characters, median ms)\n")
+        print("| stage | ms | share |")
+        print("|---|---|---|")
+        rows = profile_stages(PhaseFunctionedNetwork(weights, "cubic"), scene, count, ground)
+        whole = rows[-1][1]
+        for name, ms in rows:
+            print(f"| {name} | {ms:.2f} | {ms / whole:.0%} |")
 
     if args.draw:
         width, height = (int(v) for v in args.size.lower().split("x"))
@@ -202,6 +233,21 @@ def main(argv=None) -> int:
         print("|---|---|---|---|---|")
         for count, tps, fps, tick_ms, draw_ms in rows:
             print(f"| {count} | {tps:.1f} | {fps:.1f} | {tick_ms:.2f} | {draw_ms:.1f} |")
+    if args.character:
+        name = Path(args.character).name
+        print(f"\nRetargeting onto {name}: N characters' drawn poses per tick (median ms)\n")
+        print("| characters | retargeting | per character |")
+        print("|---|---|---|")
+        for count, ms in retarget_times(PhaseFunctionedNetwork(weights, "cubic"), scene, [1, 16, 64], ground,
+                                        args.character):
+            print(f"| {count} | {ms:.2f} | {ms / count:.3f} |")
+        if args.draw:
+            renderer, rows = draw_rates(weights, args.scene, args.draw, (width, height), args.seconds, args.character)
+            print(f"\nThe demo drawing every character as {name} at {width}x{height} ({renderer}), cubic\n")
+            print("| characters | ticks per second | pictures per second | ms per tick | ms per picture |")
+            print("|---|---|---|---|---|")
+            for count, tps, fps, tick_ms, draw_ms in rows:
+                print(f"| {count} | {tps:.1f} | {fps:.1f} | {tick_ms:.2f} | {draw_ms:.1f} |")
     return 0
 
 

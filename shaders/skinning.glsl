@@ -9,6 +9,17 @@ mat4 joint_matrix(int joint) {
                 texelFetch(skin_texture, texel + ivec2(2, 0), 0), texelFetch(skin_texture, texel + ivec2(3, 0), 0));
 }
 mat4 skin_matrix(vec4 joints, vec4 weights) {
-    return weights.x * joint_matrix(int(joints.x)) + weights.y * joint_matrix(int(joints.y))
-         + weights.z * joint_matrix(int(joints.z)) + weights.w * joint_matrix(int(joints.w));
+    // Influences are sorted by weight, so a rigid part's vertices fetch one matrix, not four
+    // (in software rendering the fetches are most of a crowd's vertex cost).
+    mat4 skin = weights.x * joint_matrix(int(joints.x));
+    if (weights.y > 0.0) {
+        skin += weights.y * joint_matrix(int(joints.y));
+        if (weights.z > 0.0) {
+            skin += weights.z * joint_matrix(int(joints.z));
+            if (weights.w > 0.0) {
+                skin += weights.w * joint_matrix(int(joints.w));
+            }
+        }
+    }
+    return skin;
 }

@@ -13,13 +13,14 @@ import moderngl
 import numpy as np
 
 from .character_mesh import (CROWD_RINGS, CROWD_SEGMENTS, RINGS, SEGMENTS, SHADOW_RINGS, SHADOW_SEGMENTS,
-                             build_character_mesh, skin_matrices)
+                             build_character_mesh, skin_matrices, sort_influences)
 
 MANNEQUIN_ALBEDO = (1.0, 0.9, 0.6)
 _FULL_LAYOUT = ("3f 3f 4f 4f", "in_position", "in_normal", "in_joints", "in_weights")
 _SHADOW_LAYOUT = ("3f 12x 4f 4f", "in_position", "in_joints", "in_weights")
 _RIG_LAYOUT = ("3f 3f 4f 4f 4f 2f", "in_position", "in_normal", "in_joints", "in_weights", "in_colour", "in_texcoord")
 _RIG_SHADOW_LAYOUT = ("3f 12x 4f 4f 24x", "in_position", "in_joints", "in_weights")
+CROWD_CELLS, SHADOW_CELLS = 30, 15     # a rig's height over the cell size of its crowd's and shadows' meshes
 
 
 class MannequinBody:
@@ -68,21 +69,27 @@ class RigBody:
 
     def __init__(self, ctx: moderngl.Context, programs, rig, retargeter, name: str):
         self.ctx, self.programs, self.rig, self.retargeter, self.name = ctx, programs, rig, retargeter, name
-        self.parts = []      # (vao, shadow vao, texture or None)
+        self.parts = []      # (player's vao, crowd's vao, player's shadow vao, crowd's shadow vao, texture)
         self._objects = []
+        heights = [p.positions[:, 1] for p in rig.primitives]
+        height = max(float(np.ptp(np.concatenate(heights))), 1e-3) if heights else 1.0
         groups: dict[int, list] = {}
         for primitive in rig.primitives:
             key = id(primitive.image) if primitive.image is not None and primitive.texcoords is not None else 0
             groups.setdefault(key, []).append(primitive)
         for key, primitives in groups.items():
             texture = self._texture(primitives[0].image) if key else None
-            vertices, indices = _interleave(primitives)
-            vbo, ibo = ctx.buffer(vertices.tobytes()), ctx.buffer(indices.tobytes())
-            vao = ctx.vertex_array(programs.rig, [(vbo,) + _RIG_LAYOUT], ibo, index_element_size=4)
-            shadow = ctx.vertex_array(programs.shadow_character, [(vbo,) + _RIG_SHADOW_LAYOUT], ibo,
-                                      index_element_size=4)
-            self.parts.append((vao, shadow, texture))
-            self._objects += [vao, shadow, vbo, ibo] + ([texture] if texture is not None else [])
+            full = _interleave(primitives)
+            # The crowd gets about a fifth of a detailed rig's vertices, its shadows fewer still.
+            meshes = (full, simplified(*full, height / CROWD_CELLS), simplified(*full, height / SHADOW_CELLS))
+            buffers = [(ctx.buffer(v.tobytes()), ctx.buffer(i.tobytes())) for v, i in meshes]
+            vao, crowd_vao = (ctx.vertex_array(programs.rig, [(vbo,) + _RIG_LAYOUT], ibo, index_element_size=4)
+                              for vbo, ibo in buffers[:2])
+            shadow, crowd_shadow = (ctx.vertex_array(programs.shadow_character, [(vbo,) + _RIG_SHADOW_LAYOUT], ibo,
+                                                     index_element_size=4) for vbo, ibo in (buffers[0], buffers[2]))
+            self.parts.append((vao, crowd_vao, shadow, crowd_shadow, texture))
+            self._objects += [vao, crowd_vao, shadow, crowd_shadow] + [b for pair in buffers for b in pair] \
+                + ([texture] if texture is not None else [])
 
     def _texture(self, image: bytes):
         import pygame     # decoding PNG and JPEG; the window has pygame anyway
@@ -106,23 +113,51 @@ class RigBody:
 
     def draw(self, shadow: bool, first: int, stop: int) -> None:
         program = self.programs.shadow_character if shadow else self.programs.rig
-        for vao, shadow_vao, texture in self.parts:
+        for vao, crowd_vao, shadow_vao, crowd_shadow_vao, texture in self.parts:
             if not shadow:
                 program["textured"].value = texture is not None
                 if texture is not None:
                     texture.use(location=3)
                     program["base_texture"].value = 3
-            target = shadow_vao if shadow else vao
             program["first_character"].value = 0
-            target.render()
+            (shadow_vao if shadow else vao).render()
             if stop > first:
                 program["first_character"].value = first
-                target.render(instances=stop - first)
+                (crowd_shadow_vao if shadow else crowd_vao).render(instances=stop - first)
 
     def release(self) -> None:
         for item in self._objects:       # GPU objects are not freed by garbage collection
             item.release()
         self._objects = []
+
+
+def simplified(vertices: np.ndarray, indices: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
+    """A coarser copy of an interleaved mesh (rows: position, normal, joints, weights, ...) by
+    vertex clustering: vertices in one `cell`-sized cube that share their main joint and their
+    colour become one (their mean position, smooth normals), triangles that collapse go. The
+    crowd and the shadows are drawn with it: in software rendering a crowd's cost is its vertices."""
+    if len(vertices) == 0:
+        return vertices, indices
+    cells = np.floor(vertices[:, :3] / cell).astype(np.int64)
+    keys = np.concatenate([cells, vertices[:, 6:7].astype(np.int64), np.round(vertices[:, 14:18] * 255).astype(np.int64)
+                           if vertices.shape[1] >= 18 else np.zeros((len(vertices), 0), np.int64)], axis=1)
+    _, first, cluster = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    cluster = cluster.ravel()
+    counts = np.bincount(cluster).astype(np.float64)
+    merged = vertices[first].copy()
+    for axis in range(3):
+        merged[:, axis] = np.bincount(cluster, vertices[:, axis]) / counts
+    triangles = cluster[indices.reshape(-1, 3)]
+    keep = (triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2]) & (triangles[:, 0] != triangles[:, 2])
+    triangles = triangles[keep]
+    corners = merged[triangles][..., :3].astype(np.float64)
+    face = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    normals = np.zeros((len(merged), 3))
+    for k in range(3):
+        np.add.at(normals, triangles[:, k], face)
+    lengths = np.linalg.norm(normals, axis=1, keepdims=True)
+    merged[:, 3:6] = np.where(lengths > 1e-12, normals / np.maximum(lengths, 1e-12), merged[:, 3:6])
+    return merged.astype(np.float32), triangles.astype(np.uint32).ravel()
 
 
 def _interleave(primitives) -> tuple[np.ndarray, np.ndarray]:
@@ -132,8 +167,9 @@ def _interleave(primitives) -> tuple[np.ndarray, np.ndarray]:
         count = len(p.positions)
         colour = np.broadcast_to(np.asarray(p.colour, np.float32), (count, 4))
         texcoords = p.texcoords if p.texcoords is not None else np.zeros((count, 2), np.float32)
-        blocks.append(np.concatenate([p.positions, p.normals, p.joints.astype(np.float32), p.weights, colour,
-                                      texcoords], axis=1).astype(np.float32))
+        joints, weights = sort_influences(p.joints.astype(np.float32), p.weights)
+        blocks.append(np.concatenate([p.positions, p.normals, joints, weights, colour, texcoords],
+                                     axis=1).astype(np.float32))
         indices.append(p.indices.astype(np.uint32) + offset)
         offset += count
     return np.concatenate(blocks), np.concatenate(indices)

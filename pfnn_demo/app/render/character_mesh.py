@@ -108,8 +108,16 @@ def build_character_mesh(rings: int = RINGS, segments: int = SEGMENTS) -> tuple[
         add(positions, normals, joints, weights)
 
     vertices = np.concatenate(parts_vertices).astype(np.float32)
+    vertices[:, 6:10], vertices[:, 10:14] = sort_influences(vertices[:, 6:10], vertices[:, 10:14])
     indices = np.concatenate(parts_indices).astype(np.uint32).ravel()
     return vertices, indices
+
+
+def sort_influences(joints: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each vertex's (joint, weight) pairs, heaviest first: the skinning shader stops at the first
+    zero weight (shaders/skinning.glsl)."""
+    order = np.argsort(-weights, axis=1, kind="stable")
+    return np.take_along_axis(joints, order, axis=1), np.take_along_axis(weights, order, axis=1)
 
 
 def skin_matrices(global_transforms: np.ndarray) -> np.ndarray:

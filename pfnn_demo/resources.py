@@ -1,6 +1,6 @@
 """Where the shipped data folders are, for an installed wheel and for a source checkout alike.
 
-In the wheel, `shaders/`, `network/`, `heightmaps/` and `scripts/` are installed inside the package
+In the wheel, `shaders/`, `network/`, `heightmaps/`, `scripts/` and `characters/` are installed inside the package
 (see pyproject.toml); in a checkout they sit at the top of the repository.
 """
 
@@ -12,7 +12,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def data_dir(name: str) -> Path:
-    """Return the folder `name` (shaders, network, heightmaps, scripts)."""
+    """Return the folder `name` (shaders, network, heightmaps, scripts, characters)."""
     for candidate in (_PACKAGE_DIR / name, _PACKAGE_DIR.parent / name):
         if candidate.is_dir():
             return candidate

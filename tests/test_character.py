@@ -281,3 +281,44 @@ def test_retargeting_is_batched_over_characters(played, tmp_path):
     batch = retargeter(poses[::20], scene.heightmap.sample)
     one_by_one = np.stack([retargeter(p, scene.heightmap.sample) for p in poses[::20]])
     np.testing.assert_allclose(batch, one_by_one, atol=1e-3)
+
+
+def test_the_window_switches_characters_live_and_records_the_rig_as_gltf(gl, tmp_path):
+    import pygame
+
+    from pfnn_demo.app.demo import Demo
+    from pfnn_demo.app.render.offscreen import OffscreenTarget
+
+    folder = tmp_path / "characters"
+    folder.mkdir()
+    build_rig(folder / "boxes.glb", UNREAL, a_pose=0.5)
+    (folder / "broken.glb").write_bytes(b"glTF not really")
+    demo = Demo(gl, load_network(), "plaza", record_dir=tmp_path / "recordings", record_formats=("glb",),
+                characters=4, character_dir=folder)
+    target = OffscreenTarget(gl, (320, 240))
+    names = [path.stem for path in demo.character_files()]
+    assert "boxes" in names and "broken" in names and "RobotExpressive" in names   # bundled, and the folder's
+    demo.on_key(pygame.K_w, True)
+    for _ in range(20):
+        demo.update(1 / 60)
+    demo.open_menu()
+    entries = [entry.label() for entry in demo.menu.page.entries]
+    assert "Character: mannequin  >" in entries
+    demo.menu.page.entries[entries.index("Character: mannequin  >")].activate()
+    page = demo.menu.page
+    assert page.title == "Character"
+    page.entries[[e.label() for e in page.entries].index("boxes")].activate()
+    assert demo.renderer.body.name == "boxes" and not demo.menu.open
+    frame = demo.controller.frame
+    demo.start_recording()
+    for _ in range(30):
+        demo.update(1 / 60)
+        demo.render(target.framebuffer)
+    assert demo.controller.frame > frame          # the play carried on through the switch
+    written = demo.stop_recording()
+    document = pygltflib.GLTF2().load_binary(str(written[0]))
+    assert len(document.skins) == 4 and any(n.name == "thigh_l_3" for n in document.nodes)
+    demo.set_character(folder / "broken.glb")      # a broken rig: a note, the body stays
+    assert demo.renderer.body.name == "boxes" and "not a glTF 2.0 file" in demo.note
+    demo.set_character(None)
+    assert demo.renderer.body.name == "mannequin"

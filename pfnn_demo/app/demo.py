@@ -194,8 +194,11 @@ class Demo:
         from ..character import load_character
         from .render.body import RigBody
 
+        from ..character import resolve_character
+
+        given = self.character_path is not None and resolve_character(path) == resolve_character(self.character_path)
         try:
-            rig, _, retargeter = load_character(path, self.character_map if path == self.character_path else None)
+            rig, _, retargeter = load_character(path, self.character_map if given else None)
         except PfnnError as error:
             self.say(str(error), 8.0)
             return
@@ -211,11 +214,19 @@ class Demo:
         return rig_body(body.rig, body.retargeter, self.controller.scene.heightmap.sample)
 
     def character_files(self) -> list[Path]:
-        """The menu's characters: --character's file, and every .glb and .gltf in the character folder."""
-        found = sorted(p for p in self.character_dir.glob("*") if p.suffix.lower() in (".glb", ".gltf")) \
-            if self.character_dir.is_dir() else []
-        if self.character_path is not None and self.character_path.resolve() not in [p.resolve() for p in found]:
-            found.insert(0, self.character_path)
+        """The menu's characters: --character's file, the bundled rigs, and every .glb and .gltf in
+        the character folder (each file once)."""
+        from ..character import bundled_characters, resolve_character
+
+        candidates = [] if self.character_path is None else [resolve_character(self.character_path)]
+        candidates += bundled_characters()
+        if self.character_dir.is_dir():
+            candidates += sorted(p for p in self.character_dir.glob("*") if p.suffix.lower() in (".glb", ".gltf"))
+        found, seen = [], set()
+        for path in candidates:
+            if path.resolve() not in seen:
+                seen.add(path.resolve())
+                found.append(path)
         return found
 
     # -- menu ------------------------------------------------------------------------------------

@@ -20,13 +20,14 @@ _FULL_LAYOUT = ("3f 3f 4f 4f", "in_position", "in_normal", "in_joints", "in_weig
 _SHADOW_LAYOUT = ("3f 12x 4f 4f", "in_position", "in_joints", "in_weights")
 _RIG_LAYOUT = ("3f 3f 4f 4f 4f 2f", "in_position", "in_normal", "in_joints", "in_weights", "in_colour", "in_texcoord")
 _RIG_SHADOW_LAYOUT = ("3f 12x 4f 4f 24x", "in_position", "in_joints", "in_weights")
-CROWD_CELLS, SHADOW_CELLS = 30, 15     # a rig's height over the cell size of its crowd's and shadows' meshes
+CROWD_CELLS, SHADOW_CELLS = 20, 10     # a rig's height over the cell size of its crowd's and shadows' meshes
 
 
 class MannequinBody:
     """The capsule mannequin: the player in full detail, the crowd coarser, shadows coarser still."""
 
     name = "mannequin"
+    radius = 110.0    # units: a sphere about the hips that holds the body in any pose
 
     def __init__(self, ctx: moderngl.Context, programs):
         self.programs = programs
@@ -73,6 +74,11 @@ class RigBody:
         self._objects = []
         heights = [p.positions[:, 1] for p in rig.primitives]
         height = max(float(np.ptp(np.concatenate(heights))), 1e-3) if heights else 1.0
+        # A sphere about the hips that holds the drawn body in any pose: its bind pose's reach
+        # from the hips, drawn at the retargeting's scale, with room for a raised arm.
+        hips = rig.bind_world()[retargeter.hips, :3, 3]
+        reach = max(float(np.linalg.norm(p.positions - hips, axis=1).max()) for p in rig.primitives)
+        self.radius = 1.25 * reach * retargeter.scale
         groups: dict[int, list] = {}
         for primitive in rig.primitives:
             key = id(primitive.image) if primitive.image is not None and primitive.texcoords is not None else 0

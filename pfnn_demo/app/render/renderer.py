@@ -187,7 +187,8 @@ class Renderer:
             self._upload_skins(drawn, ground)
             casters = None
         else:
-            order, seen, shadowing = _crowd_draw_order(drawn[:, 0, :3, 3], view_projection, light_matrix)
+            order, seen, shadowing = _crowd_draw_order(drawn[:, 0, :3, 3], view_projection, light_matrix,
+                                                       np.array(frame.camera.position, np.float32), self.body.radius)
             # Only the characters drawn in either pass are posed (a rig's retargeting costs).
             self._upload_skins(drawn[order], ground, max(1 + seen, shadowing[1]))
             casters = drawn[order[shadowing[0]:shadowing[1]], 0, :3, 3]
@@ -314,13 +315,17 @@ def _spheres_inside(matrix: glm.mat4, centres: np.ndarray, radius: float) -> np.
     return np.all(centres @ planes[:, :3].T + planes[:, 3] > -radius, axis=1)
 
 
-def _crowd_draw_order(hips: np.ndarray, view_projection: glm.mat4, light_matrix: glm.mat4):
+def _crowd_draw_order(hips: np.ndarray, view_projection: glm.mat4, light_matrix: glm.mat4, eye=None,
+                      radius: float = BODY_RADIUS):
     """Rows of the skin texture: the player, then the others seen by the camera but outside the
     shadow map, those seen and casting into it, those casting only, and the rest (drawn in neither
-    pass). Returns (order, how many others are seen, (first, stop) of the shadow casters' rows)."""
+    pass); each group nearest the camera `eye` first, so that the depth test spares the shading of
+    those behind. Returns (order, how many others are seen, (first, stop) of the shadow casters' rows)."""
     others = np.arange(1, len(hips))
-    seen = _spheres_inside(view_projection, hips[1:], BODY_RADIUS)
-    casting = _spheres_inside(light_matrix, hips[1:], BODY_RADIUS)
+    if eye is not None:
+        others = others[np.argsort(np.sum((hips[1:] - eye) ** 2, axis=1), kind="stable")]
+    seen = _spheres_inside(view_projection, hips[others], radius)
+    casting = _spheres_inside(light_matrix, hips[others], radius)
     groups = [others[seen & ~casting], others[seen & casting], others[~seen & casting], others[~seen & ~casting]]
     order = np.concatenate([[0]] + groups).astype(np.intp)
     first_caster = 1 + len(groups[0])

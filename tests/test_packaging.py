@@ -12,8 +12,9 @@ import pytest
 
 from conftest import REPO
 
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "pfnn_demo", "shaders", "network", "heightmaps", "scripts")
-DATA_FOLDERS = {"shaders": "*", "network": "*", "heightmaps": "*", "scripts": "*.json"}
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "pfnn_demo", "shaders", "network", "heightmaps", "scripts",
+           "characters")
+DATA_FOLDERS = {"shaders": "*", "network": "*", "heightmaps": "*", "scripts": "*.json", "characters": "*"}
 
 
 @pytest.fixture(scope="module")

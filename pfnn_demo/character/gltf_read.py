@@ -7,7 +7,7 @@ are read here with NumPy. Morph targets and animations are ignored.
 from __future__ import annotations
 
 import base64
-import struct
+import warnings
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -27,12 +27,19 @@ def _open(path: Path):
     if not path.is_file():
         raise CharacterError("no such file", path)
     with open(path, "rb") as handle:
-        magic = handle.read(4)
+        header = handle.read(12)
+    magic = header[:4]
+    if magic == b"glTF":
+        version = int.from_bytes(header[4:8], "little") if len(header) >= 8 else 0
+        if version != 2:
+            raise CharacterError(f"not a glTF 2.0 file (a binary glTF header of version {version})", path)
     try:
-        if magic == b"glTF":
-            document = pygltflib.GLTF2().load_binary(str(path))
-        else:
-            document = pygltflib.GLTF2().load_json(str(path))
+        with warnings.catch_warnings():        # pygltflib warns where we raise one clear error
+            warnings.simplefilter("ignore")
+            if magic == b"glTF":
+                document = pygltflib.GLTF2().load_binary(str(path))
+            else:
+                document = pygltflib.GLTF2().load_json(str(path))
     except Exception as error:   # pygltflib raises whatever its JSON and struct parsing raise
         raise CharacterError(f"not a glTF 2.0 file ({type(error).__name__}: {str(error)[:80]})", path) from None
     if document is None or not str(getattr(document.asset, "version", "2.0")).startswith("2"):

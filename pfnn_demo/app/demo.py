@@ -266,23 +266,22 @@ class Demo:
         ]
         self.menu.show(Page("pfnn-demo", entries))
 
-    def _scene_page(self) -> Page:
-        def chooser(name):
+    def _choices(self, labelled: list[tuple[str, object]], action) -> list[Entry]:
+        """Menu entries that each apply `action` to their value and close the menu."""
+        def chooser(value):
             def choose():
-                self.load_scene(name)
+                action(value)
                 self.menu.close()
             return choose
-        return Page("Scene", [Entry(lambda n=name: n, chooser(name)) for name in self.scene_names])
+        return [Entry(lambda text=label: text, chooser(value)) for label, value in labelled]
+
+    def _scene_page(self) -> Page:
+        return Page("Scene", self._choices([(name, name) for name in self.scene_names], self.load_scene))
 
     def _character_page(self) -> Page:
-        def chooser(path):
-            def choose():
-                self.set_character(path)
-                self.menu.close()
-            return choose
-        entries = [Entry(lambda: "mannequin", chooser(None))]
-        entries += [Entry(lambda p=path: p.stem, chooser(path)) for path in self.character_files()]
-        text = [] if len(entries) > 1 else [f"Put .glb or .gltf humanoids in {self.character_dir}/"]
+        files = self.character_files()
+        entries = self._choices([("mannequin", None)] + [(path.stem, path) for path in files], self.set_character)
+        text = [] if files else [f"Put .glb or .gltf humanoids in {self.character_dir}/"]
         return Page("Character", entries, text=text)
 
     def _flip_skeleton(self) -> None:

@@ -149,6 +149,7 @@ class Retargeter:
                      "bind_frames_t", "end_offsets", "carried_offsets"):     # float32 per frame
             setattr(self, name, np.ascontiguousarray(getattr(self, name), np.float32))
         self._plan()
+        self._bone_rules(driven_names)
         # Per leg: rig thigh, knee and ankle joints, and the rows of the thigh's and knee's turns.
         self.leg_rows = np.array([[joint_map[side + "UpLeg"], joint_map[side + "Leg"], joint_map[side + "Foot"],
                                    driven_names.index(side + "UpLeg"), driven_names.index(side + "Leg")]
@@ -170,6 +171,54 @@ class Retargeter:
             return points[joint_map[name]] if joint_map is not None else points[_INDEX[name]]
         return float(np.mean([np.linalg.norm(at(s + "Leg") - at(s + "UpLeg")) + np.linalg.norm(at(s + "Foot") - at(s + "Leg"))
                               for s in ("Left", "Right")]))
+
+    def _bone_rules(self, names: list[str]) -> None:
+        """The rules of `_frames` for the joints that are not ends, as index arrays, so that each
+        frame builds them all in one vectorised pass (`_bone_frames`). Hints: 0 the pelvis's
+        forward, 1 the chest's, 2 the trunk's up, 3 + k the hinge axis of LIMBS[k]."""
+        rows, starts, ends, hints = [], [], [], []
+        limbs = {}
+        for k, (side, upper, lower, end, kind) in enumerate(LIMBS):
+            limbs[side + upper] = (side + lower, 3 + k)
+            limbs[side + lower] = (side + end, 3 + k)
+        for row, name in enumerate(names):
+            if name in self.ends:
+                continue
+            if name == "Hips":
+                start, end, hint = -1, 0, 2                   # z: the pelvis's forward
+            elif name in self.trunk:
+                start, end, hint = _INDEX[name], _INDEX[self.trunk[name]], 0 if name == "Spine" else 1
+            elif name.endswith("Shoulder"):
+                start, end, hint = _INDEX[name], _INDEX[name.replace("Shoulder", "Arm")], 1
+            else:
+                target, hint = limbs[name]
+                start, end = _INDEX[name], _INDEX[target]
+            rows.append(row)
+            starts.append(start)
+            ends.append(end)
+            hints.append(hint)
+        self.bone_rows = np.array(rows, np.intp)
+        self.bone_starts, self.bone_ends = np.array(starts, np.intp), np.array(ends, np.intp)
+        self.bone_hints = np.array(hints, np.intp)
+        self.limb_joints = np.array([[_INDEX[side + upper], _INDEX[side + lower], _INDEX[side + end]]
+                                     for side, upper, lower, end, _ in LIMBS], np.intp)
+        self.limb_signs = np.array([-1.0 if kind == "leg" else 1.0 for *_, kind in LIMBS], np.float32)[:, None]
+        self.limb_chest = np.array([kind == "arm" for *_, kind in LIMBS])[:, None]
+
+    def _bone_frames(self, points: np.ndarray) -> tuple[np.ndarray, _Body]:
+        """`_frames` of the joints that are not ends, (K, B, 3, 3), all at once."""
+        body = _Body(points)
+        a, b, c = (points[:, self.limb_joints[:, i]] for i in range(3))
+        upper, lower = b - a, c - b
+        forward = np.where(self.limb_chest, body.chest_forward[:, None], body.pelvis_forward[:, None])
+        body_axis = self.limb_signs * _unit(_cross(_unit(lower), forward))
+        hinge = _cross(upper, lower) / np.maximum(np.sqrt(np.sum(upper * upper, -1, keepdims=True)
+                                                          * np.sum(lower * lower, -1, keepdims=True)), 1e-9)
+        candidates = np.concatenate([body.pelvis_forward[:, None], body.chest_forward[:, None], body.up[:, None],
+                                     hinge + HINGE_LEAN * body_axis], axis=1)
+        z = points[:, self.bone_ends] - points[:, np.maximum(self.bone_starts, 0)]
+        z[:, self.bone_starts < 0] = body.pelvis_forward[:, None]
+        return look_rotation(z, candidates[:, self.bone_hints]), body
 
     def _frames(self, points: np.ndarray) -> tuple[list[str], np.ndarray, _Body]:
         """The frames (..., D, 3, 3) of the driven joints by the rules, from landmarks (..., 31, 3)."""
@@ -226,8 +275,9 @@ class Retargeter:
         positions = canonical[..., :3, 3]
         ground = ground or (lambda x, z: np.zeros_like(x))
 
-        names, frames, body = self._frames(positions)
-        turns = frames @ self.bind_frames_t                                    # (K, D, 3, 3)
+        frames, body = self._bone_frames(positions)
+        turns = np.empty((len(positions), len(self.driven), 3, 3), np.float32)     # (K, D, 3, 3)
+        turns[:, self.bone_rows] = frames @ self.bind_frames_t[self.bone_rows]
         turns[:, self.end_rows] = canonical[:, self.end_canonical, :3, :3] @ self.end_offsets
         hips = positions[:, 0]
         # The legs hang rigidly from the hips, thighs and shins (the joints between them follow

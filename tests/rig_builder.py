@@ -88,8 +88,11 @@ def bind_positions(legs: float = 1.0, arms: float = 1.0, trunk: float = 1.0, a_p
 
 
 def build_rig(path: Path, names: dict, legs: float = 1.0, arms: float = 1.0, trunk: float = 1.0,
-              a_pose: float = 0.0, seed: int = 0, z_up_centimetres: bool = False, feet_from_root: bool = False) -> Path:
-    """Write a skinned humanoid (.glb, or .gltf with an external .bin); returns the path."""
+              a_pose: float = 0.0, seed: int = 0, z_up_centimetres: bool = False, feet_from_root: bool = False,
+              texture: bytes | None = None, two_skins: bool = False) -> Path:
+    """Write a skinned humanoid (.glb, or .gltf with an external .bin); returns the path.
+    `texture`: a PNG as the base colour texture (white factor); `two_skins`: the legs a second
+    mesh with a second skin over the same joints, listed in reverse order."""
     rng = np.random.default_rng(seed)
     positions = bind_positions(legs, arms, trunk, a_pose)
     keys = list(TEMPLATE)
@@ -161,22 +164,45 @@ def build_rig(path: Path, names: dict, legs: float = 1.0, arms: float = 1.0, tru
         accessors.append(accessor)
         return len(accessors) - 1
 
-    attributes = pygltflib.Attributes(POSITION=add(file_vertices, "VEC3", 5126, True),
-                                      JOINTS_0=add(joint_indices, "VEC4", 5123), WEIGHTS_0=add(weights, "VEC4", 5126))
-    primitive = pygltflib.Primitive(attributes=attributes, indices=add(indices.reshape(-1, 1), "SCALAR", 5125),
-                                    material=0)
+    texcoords = np.stack([(file_vertices[:, 0] * 3) % 1, (file_vertices[:, 1] * 3) % 1], axis=1).astype(np.float32)
+    triangles_all = indices.reshape(-1, 3)
+    legs = np.isin(joint_indices[:, 0], [index[k] for k in keys if k[2:] in ("upleg", "leg", "foot", "toe")])
+    parts = [np.ones(len(triangles_all), bool)] if not two_skins else \
+        [~legs[triangles_all[:, 0]], legs[triangles_all[:, 0]]]
+    meshes, skins = [], []
     ibm = add(np.swapaxes(inverse_binds, 1, 2).reshape(-1, 16), "MAT4", 5126)
+    reverse = np.arange(len(keys))[::-1]
+    ibm_reversed = add(np.swapaxes(inverse_binds[reverse], 1, 2).reshape(-1, 16), "MAT4", 5126)
+    for k, chosen in enumerate(parts):
+        local_joints = joint_indices if k == 0 else np.argsort(reverse)[joint_indices].astype(np.uint16)
+        attributes = pygltflib.Attributes(POSITION=add(file_vertices, "VEC3", 5126, True),
+                                          JOINTS_0=add(local_joints, "VEC4", 5123), WEIGHTS_0=add(weights, "VEC4", 5126),
+                                          TEXCOORD_0=add(texcoords, "VEC2", 5126) if texture else None)
+        meshes.append(pygltflib.Mesh(primitives=[pygltflib.Primitive(
+            attributes=attributes, indices=add(triangles_all[chosen].reshape(-1, 1).astype(np.uint32), "SCALAR", 5125),
+            material=0)]))
+        skins.append(pygltflib.Skin(joints=list(range(len(keys))) if k == 0 else reverse.tolist(),
+                                    inverseBindMatrices=ibm if k == 0 else ibm_reversed))
+    material = pygltflib.Material(pbrMetallicRoughness=pygltflib.PbrMetallicRoughness(
+        baseColorFactor=[1.0, 1.0, 1.0, 1.0] if texture else [0.2, 0.4, 0.9, 1.0]))
+    images, textures = [], []
+    if texture:
+        while len(blob) % 4:
+            blob.append(0)
+        views.append(pygltflib.BufferView(buffer=0, byteOffset=len(blob), byteLength=len(texture)))
+        blob.extend(texture)
+        images.append(pygltflib.Image(bufferView=len(views) - 1, mimeType="image/png"))
+        textures.append(pygltflib.Texture(source=0))
+        material.pbrMetallicRoughness.baseColorTexture = pygltflib.TextureInfo(index=0)
     scene_root = len(nodes)
-    nodes.append(pygltflib.Node(name="Character", children=[index["root"], scene_root + 1],
+    body_nodes = list(range(scene_root + 1, scene_root + 1 + len(meshes)))
+    nodes.append(pygltflib.Node(name="Character", children=[index["root"]] + body_nodes,
                                 matrix=above.T.ravel().tolist() if z_up_centimetres else None))
-    nodes.append(pygltflib.Node(name="Body", mesh=0, skin=0))
+    for k in range(len(meshes)):
+        nodes.append(pygltflib.Node(name=f"Body{k}", mesh=k, skin=k))
     document = pygltflib.GLTF2(
-        scene=0, scenes=[pygltflib.Scene(nodes=[scene_root])], nodes=nodes,
-        meshes=[pygltflib.Mesh(primitives=[primitive])],
-        skins=[pygltflib.Skin(joints=list(range(len(keys))), inverseBindMatrices=ibm)],
-        materials=[pygltflib.Material(pbrMetallicRoughness=pygltflib.PbrMetallicRoughness(
-            baseColorFactor=[0.2, 0.4, 0.9, 1.0]))],
-        accessors=accessors, bufferViews=views)
+        scene=0, scenes=[pygltflib.Scene(nodes=[scene_root])], nodes=nodes, meshes=meshes, skins=skins,
+        materials=[material], images=images, textures=textures, accessors=accessors, bufferViews=views)
     path = Path(path)
     if path.suffix == ".glb":
         document.buffers = [pygltflib.Buffer(byteLength=len(blob))]

@@ -322,3 +322,48 @@ def test_the_window_switches_characters_live_and_records_the_rig_as_gltf(gl, tmp
     assert demo.renderer.body.name == "boxes" and "not a glTF 2.0 file" in demo.note
     demo.set_character(None)
     assert demo.renderer.body.name == "mannequin"
+
+
+def test_textures_and_several_skins_over_one_skeleton(played, tmp_path, capsys):
+    import pygame
+
+    surface = pygame.Surface((4, 4))
+    surface.fill((230, 30, 30))                              # a red texture, a white base colour
+    png = tmp_path / "red.png"
+    pygame.image.save(surface, str(png))
+    path = build_rig(tmp_path / "rig.glb", BLENDER, texture=png.read_bytes(), two_skins=True)
+    rig = load_rig(path)
+    assert rig.count == len(MIXAMO) and len(rig.primitives) == 2
+    assert all(p.image is not None and p.texcoords is not None for p in rig.primitives)
+    # The second skin lists the joints in reverse: its vertices still follow the right joints.
+    legs = rig.primitives[1]
+    assert {rig.names[j] for j in np.unique(legs.joints[legs.indices, 0])} <= set(BLENDER[k] for k in BLENDER
+                                                                        if k[2:] in ("upleg", "leg", "foot", "toe"))
+    out = tmp_path / "red.png"
+    assert main(["screenshot", str(out), "--character", str(path), "--frames", "30", "--no-hud", "--no-debug",
+                 "--size", "320x240"]) == 0
+    image = pygame.surfarray.array3d(pygame.image.load(str(out))).astype(int)
+    red = (image[..., 0] > image[..., 1] + 80) & (image[..., 0] > image[..., 2] + 80)
+    assert red.sum() > 200                                   # drawn with its texture
+    capsys.readouterr()
+
+
+def test_characters_and_their_export_import_neither_pygame_nor_moderngl(tmp_path):
+    import subprocess
+    import sys
+
+    rig = build_rig(tmp_path / "rig.glb", MIXAMO)
+    code = ("import sys, numpy as np\n"
+            "from pfnn_demo import Controller, InputState, load_network, load_scene\n"
+            "from pfnn_demo.character import load_character\n"
+            "from pfnn_demo.motion.gltf_export import rig_body, write_gltf\n"
+            f"rig, _, retarget = load_character({str(rig)!r})\n"
+            "c = Controller(load_network(), load_scene('plaza'))\n"
+            "poses = []\n"
+            "for _ in range(10):\n"
+            "    c.step(InputState(move_y=1.0)); poses.append(c.drawn_transforms()[0].copy())\n"
+            f"write_gltf({str(tmp_path / 'out.glb')!r}, np.array(poses), 60, rig_body(rig, retarget))\n"
+            "bad = [m for m in ('pygame', 'moderngl', 'moderngl_window') if m in sys.modules]\n"
+            "assert not bad, bad\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert (tmp_path / "out.glb").stat().st_size > 1000

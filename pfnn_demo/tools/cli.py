@@ -255,7 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read a .glb or .gltf, find which of its joints play the canonical skeleton's "
                     "(automatically, then --character-map), and print the hierarchy with each joint's "
                     "role. Exit status 0 when the rig can be driven, 2 with the reason when not.")
-    inspect.add_argument("file", metavar="FILE.glb", help="a humanoid rig (.glb, or .gltf with its buffers)")
+    inspect.add_argument("file", metavar="FILE.glb",
+                         help="a humanoid rig (.glb, or .gltf with its buffers), or a bundled rig's name")
     inspect.add_argument("--character-map", metavar="MAP.json",
                          help="JSON object from canonical joint names to the rig's joint names")
     inspect.set_defaults(handler=_inspect_character)
@@ -464,10 +465,10 @@ def _load_character(args):
 
 
 def _inspect_character(args) -> int:
-    from ..character import find_joint_map, load_rig, Retargeter
+    from ..character import Retargeter, find_joint_map, load_rig, resolve_character
     from ..character.inspect import describe
 
-    rig = load_rig(args.file)
+    rig = load_rig(resolve_character(args.file))
     joint_map = find_joint_map(rig, args.character_map)
     scale = None if joint_map.missing() else Retargeter(rig, joint_map).scale
     print("\n".join(describe(rig, joint_map, scale)))

@@ -9,9 +9,10 @@ rig's bind pose gives the frame the joint had there, so the joint's world rotati
 
 and no joint's own local axes matter. Ends without a child bone in the canonical skeleton (head,
 hands, feet) turn with the canonical joint's rotation from its rest pose instead. Unmapped
-joints keep their bind-local transform. The root goes where the canonical root goes, its height
-above the ground scaled by the ratio of leg lengths, and a two-bone solve puts each foot where
-the canonical foot is (scaled). Headless: NumPy only (docs/characters.md).
+joints keep their bind-local transform. The rig is drawn at the canonical skeleton's leg length
+(an export scales it back to its own size): its root goes where the canonical root goes, its
+thighs stand as high above the ground as the canonical thighs, and a two-bone solve puts each
+foot where the canonical foot is. Headless: NumPy only (docs/characters.md).
 """
 
 from __future__ import annotations
@@ -112,16 +113,21 @@ class Retargeter:
                 landmarks[_INDEX[side + "Hand"]] = (self.bind_positions[children].mean(axis=0) if len(children) else
                                                     2 * self.bind_positions[forearm]
                                                     - self.bind_positions[joint_map[side + "Arm"]])
-        driven_names, bind_frames, _ = self._frames(landmarks)
+        # The driven joints, in the order of their turns: hips, trunk, shoulders, limbs, ends.
+        limbs = [side + part for side, upper, lower, _, _ in LIMBS for part in (upper, lower)]
+        driven_names = [n for n in ["Hips", *self.trunk, *self.shoulders, *limbs, *self.ends] if n in has]
         self.driven = np.array([joint_map[name] for name in driven_names], np.intp)
         self.driven_names = driven_names
-        self.bind_frames_t = np.swapaxes(bind_frames, -1, -2)
-        # Ends: the canonical rest frame by the same rule, so that R(t) L_rest L_bind^T turns them.
-        _, rest_frames, _ = self._frames(rest_pose_globals().astype(np.float64))
+        self._bone_rules(driven_names)
+        bind_frames = np.empty((len(driven_names), 3, 3))
+        bind_frames[self.bone_rows] = self._bone_frames(landmarks[None])[0][0]
         end_rows = [driven_names.index(name) for name in self.ends]
         self.end_rows = np.array(end_rows, np.intp)
+        bind_frames[self.end_rows] = self._end_frames(landmarks)
+        self.bind_frames_t = np.swapaxes(bind_frames, -1, -2)
+        # Ends: the canonical rest frame by the same rule, so that R(t) L_rest L_bind^T turns them.
         self.end_canonical = np.array([_INDEX[name] for name in self.ends], np.intp)
-        self.end_offsets = rest_frames[self.end_rows] @ self.bind_frames_t[self.end_rows]
+        self.end_offsets = self._end_frames(rest_pose_globals().astype(np.float64)) @ self.bind_frames_t[self.end_rows]
 
         hips = joint_map["Hips"]
         self.hips = hips
@@ -149,7 +155,6 @@ class Retargeter:
                      "bind_frames_t", "end_offsets", "carried_offsets"):     # float32 per frame
             setattr(self, name, np.ascontiguousarray(getattr(self, name), np.float32))
         self._plan()
-        self._bone_rules(driven_names)
         # Per leg: rig thigh, knee and ankle joints, and the rows of the thigh's and knee's turns.
         self.leg_rows = np.array([[joint_map[side + "UpLeg"], joint_map[side + "Leg"], joint_map[side + "Foot"],
                                    driven_names.index(side + "UpLeg"), driven_names.index(side + "Leg")]
@@ -173,9 +178,12 @@ class Retargeter:
                               for s in ("Left", "Right")]))
 
     def _bone_rules(self, names: list[str]) -> None:
-        """The rules of `_frames` for the joints that are not ends, as index arrays, so that each
-        frame builds them all in one vectorised pass (`_bone_frames`). Hints: 0 the pelvis's
-        forward, 1 the chest's, 2 the trunk's up, 3 + k the hinge axis of LIMBS[k]."""
+        """The frames' rules for the joints that are not ends, as index arrays, so that each
+        frame builds them all in one vectorised pass (`_bone_frames`). z runs from one landmark
+        to another (the hips': the pelvis's forward); y leans to a hint: 0 the pelvis's forward
+        (hips' y: 2, the trunk's up; the spine), 1 the chest's (chest, neck, shoulders), 3 + k the
+        hinge axis of LIMBS[k] (its plane where it bends, the body's where it is straight: a knee
+        bends backwards about the body's left, an elbow forwards about its right)."""
         rows, starts, ends, hints = [], [], [], []
         limbs = {}
         for k, (side, upper, lower, end, kind) in enumerate(LIMBS):
@@ -206,7 +214,7 @@ class Retargeter:
         self.limb_chest = np.array([kind == "arm" for *_, kind in LIMBS])[:, None]
 
     def _bone_frames(self, points: np.ndarray) -> tuple[np.ndarray, _Body]:
-        """`_frames` of the joints that are not ends, (K, B, 3, 3), all at once."""
+        """Frames (K, B, 3, 3) of the joints that are not ends, from landmarks (K, 31, 3)."""
         body = _Body(points)
         a, b, c = (points[:, self.limb_joints[:, i]] for i in range(3))
         upper, lower = b - a, c - b
@@ -220,49 +228,25 @@ class Retargeter:
         z[:, self.bone_starts < 0] = body.pelvis_forward[:, None]
         return look_rotation(z, candidates[:, self.bone_hints]), body
 
-    def _frames(self, points: np.ndarray) -> tuple[list[str], np.ndarray, _Body]:
-        """The frames (..., D, 3, 3) of the driven joints by the rules, from landmarks (..., 31, 3)."""
+    def _end_frames(self, points: np.ndarray) -> np.ndarray:
+        """Frames (E, 3, 3) of the ends (head, hands, feet) in a rest or bind pose, landmarks (31, 3):
+        the head up its neck facing the chest's forward, a hand along its forearm with its palm
+        down, a foot level and forwards."""
         body = _Body(points)
-        names, frames = ["Hips"], [look_rotation(body.pelvis_forward, body.up)]
-        for joint, target in self.trunk.items():
-            forward = body.pelvis_forward if joint == "Spine" else body.chest_forward
-            names.append(joint)
-            frames.append(look_rotation(body.at(target) - body.at(joint), forward))
-        for shoulder in self.shoulders:
-            names.append(shoulder)
-            frames.append(look_rotation(body.at(shoulder.replace("Shoulder", "Arm")) - body.at(shoulder),
-                                        body.chest_forward))
-        for side, upper, lower, end, kind in LIMBS:
-            a, b, c = body.at(side + upper), body.at(side + lower), body.at(side + end)
-            upper_bone, lower_bone = b - a, c - b
-            # The limb's hinge axis: its own plane where it bends, the body's where it is straight
-            # (a knee bends backwards about the body's left, an elbow forwards about its right).
-            forward = body.pelvis_forward if kind == "leg" else body.chest_forward
-            sign = -1.0 if kind == "leg" else 1.0
-            body_axis = sign * _unit(_cross(_unit(lower_bone), forward))
-            hinge = _cross(upper_bone, lower_bone) / np.maximum(
-                np.linalg.norm(upper_bone, axis=-1, keepdims=True) * np.linalg.norm(lower_bone, axis=-1, keepdims=True),
-                1e-9)
-            hinge = hinge + HINGE_LEAN * body_axis
-            names += [side + upper, side + lower]
-            frames += [look_rotation(upper_bone, hinge), look_rotation(lower_bone, hinge)]
+        frames = []
         for name in self.ends:
             if name == "Head":
                 neck = "Neck1" if "Neck1" in self.map else "Spine1"
-                frame = look_rotation(body.at("Head") - body.at(neck), body.chest_forward)
+                frames.append(look_rotation(body.at("Head") - body.at(neck), body.chest_forward))
             elif name.endswith("Hand"):
                 side = name[:-4]
                 wrist_way = body.at(name) - body.at(side + "ForeArm")
                 palm = (1.0 if side == "Left" else -1.0) * _cross(wrist_way, body.chest_forward)
-                frame = look_rotation(wrist_way, palm)
-            else:   # a foot: level and forwards in the rest and bind poses
-                forward = body.pelvis_forward - np.sum(body.pelvis_forward * [0, 1, 0], -1, keepdims=True) * [0, 1, 0]
-                frame = look_rotation(forward, np.broadcast_to([0.0, 1.0, 0.0], forward.shape))
-            names.append(name)
-            frames.append(frame)
-        order = [n for n in names if n in self.map]
-        stacked = np.stack([frames[names.index(n)] for n in order], axis=-3)
-        return order, stacked, body
+                frames.append(look_rotation(wrist_way, palm))
+            else:
+                forward = body.pelvis_forward * [1.0, 0.0, 1.0]
+                frames.append(look_rotation(forward, np.array([0.0, 1.0, 0.0])))
+        return np.array(frames).reshape(-1, 3, 3)
 
     # -- per frame ------------------------------------------------------------------------------
 

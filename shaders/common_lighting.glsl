@@ -30,9 +30,13 @@ uniform vec3 sky_colour;
 uniform float shadow_floor;     // share of direct light left in shadow (sky bounce)
 uniform float ambient_floor;    // share of sky light left where fully occluded
 
-vec3 shade(vec3 albedo_srgb, vec3 normal, float ao, float shadow) {
-    vec3 albedo = to_linear(albedo_srgb);
+// Lit colour (sRGB) of a surface of linear albedo.
+vec3 shade_linear(vec3 albedo, vec3 normal, float ao, float shadow) {
     float diffuse = max(dot(-light_dir, normal), 0.0) * (shadow_floor + (1.0 - shadow_floor) * shadow);
     vec3 sky = sky_colour * (ambient_floor + (1.0 - ambient_floor) * ao);
     return to_srgb(albedo * (sun_colour * diffuse + sky));
+}
+
+vec3 shade(vec3 albedo_srgb, vec3 normal, float ao, float shadow) {
+    return shade_linear(to_linear(albedo_srgb), normal, ao, shadow);
 }

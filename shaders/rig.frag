@@ -11,10 +11,10 @@ void main() {
     vec3 n = normalize(world_normal);
     float shadow = shadow_lookup(light_coords, n);
     float ao = 0.6 + 0.4 * clamp(n.y * 0.5 + 0.5, 0.0, 1.0);
-    // glTF's base colour factor is linear; shade() takes sRGB albedo.
-    vec3 albedo = to_srgb(base_colour.rgb);
+    // glTF's base colour factor is linear, its textures sRGB.
+    vec3 albedo = base_colour.rgb;
     if (textured) {
-        albedo *= texture(base_texture, texcoord).rgb;
+        albedo *= to_linear(texture(base_texture, texcoord).rgb);
     }
-    colour = vec4(shade(albedo, n, ao, shadow), 1.0);
+    colour = vec4(shade_linear(albedo, n, ao, shadow), 1.0);
 }

@@ -94,9 +94,6 @@ class Retargeter:
         self.bind_world = np.diag([self.scale] * 3 + [1.0]) @ bind_world
         self.bind_linear = self.bind_world[:, :3, :3]
         self.bind_positions = self.bind_world[:, :3, 3].copy()
-        self.local_translation = rig.bind_local[:, :3, 3]
-        self.local_linear = rig.bind_local[:, :3, :3]
-        self.levels = rig.depth_levels()
         has = set(joint_map.joints)
         self.trunk = {joint: next(t for t in targets if t in has)
                       for joint, targets in TRUNK.items() if joint in has and any(t in has for t in targets)}
@@ -148,11 +145,8 @@ class Retargeter:
                 self.carriers.append(carrier)
         self.carried = np.array(self.carried, np.intp)
         self.carriers = np.array(self.carriers, np.intp)
-        self.carried_offsets = (np.linalg.inv(self.bind_world[self.carriers]) @ self.bind_world[self.carried]
-                                if len(self.carried) else np.zeros((0, 4, 4)))
         self.hips_row = list(self.driven).index(hips)
-        for name in ("bind_world", "bind_positions", "bind_linear", "local_translation", "local_linear",
-                     "bind_frames_t", "end_offsets", "carried_offsets"):     # float32 per frame
+        for name in ("bind_world", "bind_positions", "bind_linear", "bind_frames_t", "end_offsets"):   # float32 per frame
             setattr(self, name, np.ascontiguousarray(getattr(self, name), np.float32))
         self._plan()
         # Per leg: rig thigh, knee and ankle joints, and the rows of the thigh's and knee's turns.
@@ -294,52 +288,62 @@ class Retargeter:
         return (world[0] if single else world).astype(np.float32)
 
     def _plan(self) -> None:
-        """Per tree level, which joints are turned, kept bind-local or carried (index arrays)."""
+        """What `_pose` needs, as index arrays: each joint's anchor (the turned joint it moves
+        rigidly with: its nearest driven ancestor, the hips for the joints above them, the carrier
+        for a carried joint), its bind transform relative to that anchor, and the driven joints in
+        groups that depend only on groups before them."""
         rig = self.rig
-        turned = np.zeros(rig.count, bool)
-        turned[self.driven] = True
-        turned[self.above_hips] = True
-        row = np.full(rig.count, -1)
-        row[self.driven] = np.arange(len(self.driven))
-        below_carried = np.zeros(rig.count, bool)
-        for level in self.levels:
-            for joint in level:
-                parent = rig.parents[joint]
-                below_carried[joint] = parent >= 0 and (below_carried[parent] or parent in self.carried)
-        self.plan = []
-        for level in self.levels:
-            inner = level[rig.parents[level] >= 0]
-            driven = level[row[level] >= 0]
-            kept = inner[~turned[inner]]
-            self.plan.append((driven, row[driven], kept, inner))
-        self.after_carried = [level[below_carried[level]] for level in self.levels]
-        self.after_carried = [joints for joints in self.after_carried if len(joints)]
+        driven = set(self.driven.tolist())
+        carrier = dict(zip(self.carried.tolist(), self.carriers.tolist()))
+        above = set(self.above_hips.tolist())
+        anchor = np.full(rig.count, self.hips)
+        for joint in range(rig.count):
+            if joint == self.hips or joint in above:
+                continue
+            if joint in carrier:
+                anchor[joint] = carrier[joint]
+                continue
+            parent = int(rig.parents[joint])
+            while parent >= 0 and parent not in driven and parent not in above:
+                parent = int(rig.parents[parent])
+            anchor[joint] = parent if parent >= 0 else self.hips
+        depth = {self.hips: 0, **{j: 0 for j in above}}
+
+        def depth_of(joint):
+            if joint not in depth:
+                depth[joint] = depth_of(int(anchor[joint])) + 1
+            return depth[joint]
+
+        for joint in driven:
+            depth_of(joint)
+        row = {j: i for i, j in enumerate(self.driven.tolist())}
+        groups = {}
+        for joint in driven - {self.hips}:
+            groups.setdefault(depth[joint], []).append(joint)
+        self.driven_groups = [(np.array(groups[d], np.intp), np.array([row[j] for j in groups[d]], np.intp))
+                              for d in sorted(groups)]
+        self.kept = np.array([j for j in range(rig.count) if j not in driven and j not in above], np.intp)
+        self.anchor = anchor
+        self.relative = (np.linalg.inv(self.bind_world[anchor]) @ self.bind_world).astype(np.float32)
 
     def _pose(self, turns: np.ndarray, hips_target: np.ndarray) -> np.ndarray:
-        """Forward kinematics of the rig: driven joints turned from their bind world rotation,
-        the others kept bind-local, the hips placed at `hips_target`."""
+        """World transforms (K, J, 4, 4) of the rig: the hips at `hips_target`, driven joints
+        turned from their bind world rotation at their bind offset from their anchor, the others
+        rigid with their anchor (bind-local all the way to it)."""
         count = turns.shape[0]
-        parents = self.rig.parents
-        world = np.broadcast_to(self.bind_world, (count,) + self.bind_world.shape).copy()
-        linear = world[:, :, :3, :3]
-        position = world[:, :, :3, 3]
-        hips_turn = turns[:, self.hips_row]
+        world = np.zeros((count, self.rig.count, 4, 4), np.float32)
+        world[..., 3, 3] = 1.0
+        linear, position = world[..., :3, :3], world[..., :3, 3]
+        hips = self.hips
+        linear[:, hips] = turns[:, self.hips_row] @ self.bind_linear[hips]
+        position[:, hips] = hips_target
         if len(self.above_hips):
-            linear[:, self.above_hips] = hips_turn[:, None] @ self.bind_linear[self.above_hips]
-
-        def place(joints):
-            position[:, joints] = position[:, parents[joints]] + (
-                linear[:, parents[joints]] @ self.local_translation[joints][..., None])[..., 0]
-
-        for driven, rows, kept, inner in self.plan:
-            linear[:, driven] = turns[:, rows] @ self.bind_linear[driven]
-            linear[:, kept] = linear[:, parents[kept]] @ self.local_linear[kept]
-            place(inner)
-        if len(self.carried):
-            position[:, self.carried] = position[:, self.carriers] + (
-                linear[:, self.carriers] @ self.carried_offsets[:, :3, 3][..., None])[..., 0]
-            for joints in self.after_carried:
-                place(joints)
-        # Translate the whole rig so that its hips land on the target.
-        position += (hips_target - position[:, self.hips])[:, None]
+            world[:, self.above_hips] = world[:, hips, None] @ self.relative[self.above_hips]
+        for joints, rows in self.driven_groups:
+            anchors = self.anchor[joints]
+            linear[:, joints] = turns[:, rows] @ self.bind_linear[joints]
+            position[:, joints] = position[:, anchors] + (
+                linear[:, anchors] @ self.relative[joints, :3, 3, None])[..., 0]
+        if len(self.kept):
+            world[:, self.kept] = world[:, self.anchor[self.kept]] @ self.relative[self.kept]
         return world

@@ -171,7 +171,7 @@ def _interleave(primitives) -> tuple[np.ndarray, np.ndarray]:
     blocks, indices, offset = [], [], 0
     for p in primitives:
         count = len(p.positions)
-        colour = np.broadcast_to(np.asarray(p.colour, np.float32), (count, 4))
+        colour = np.broadcast_to(np.asarray(p.colour, np.float32), (count, 4))     # linear, as glTF's
         texcoords = p.texcoords if p.texcoords is not None else np.zeros((count, 2), np.float32)
         joints, weights = sort_influences(p.joints.astype(np.float32), p.weights)
         blocks.append(np.concatenate([p.positions, p.normals, joints, weights, colour, texcoords],

@@ -221,8 +221,10 @@ class Renderer:
                 program[name].value = value
         self.terrain_program["foot_positions"].write(feet.tobytes())
         self.terrain_program["hip_position"].value = tuple(float(v) for v in joints[0])
-        self._render_terrain(view_projection, frame.camera.position, joints[0], casters)
+        # The characters before the terrain: the depth test then spares the shading of the ground
+        # they hide (in software rendering a crowd hides much of it).
         self.body.draw(False, 1, 1 + seen)
+        self._render_terrain(view_projection, frame.camera.position, joints[0], casters)
 
         if options.debug:
             self._draw_debug(frame, options, view_projection)

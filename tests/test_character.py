@@ -9,7 +9,7 @@ import pygltflib
 import pytest
 
 from pfnn_demo import Controller, InputState, load_network, load_scene
-from pfnn_demo.character import CharacterError, Retargeter, find_joint_map, load_character, load_rig
+from pfnn_demo.character import CharacterError, load_character, load_rig
 from pfnn_demo.sim.foot_ik import HEEL_HEIGHT
 from pfnn_demo.sim.skeleton import JOINT_NAMES
 from pfnn_demo.tools.cli import main

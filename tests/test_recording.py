@@ -16,7 +16,6 @@ from pfnn_demo.sim.headless import simulate
 from pfnn_demo.sim.input_script import InputScript
 from pfnn_demo.motion.bvh import read_bvh
 from pfnn_demo.motion.bvh_export import joints_with_translations, motion_from_world
-from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
 from pfnn_demo.app.playback import Playback
 from pfnn_demo.sim.recording import Recorder, load_recording
 from pfnn_demo.app.render.offscreen import OffscreenTarget

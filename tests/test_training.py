@@ -402,7 +402,7 @@ def test_open_tracking_leaves_out_the_frames_against_a_wall(tmp_path):
     from pfnn_demo.sim.input_script import InputScript
     from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
     from pfnn_demo.sim.scene import load_scene
-    from pfnn_demo.sim.trajectory import BUMP
+    from pfnn_demo.sim.features import BUMP
     from pfnn_demo.sim.weights import load_weights
     from pfnn_demo.tools.evaluation import metrics, record
 

@@ -3,6 +3,8 @@
 Headless: nothing here imports moderngl or pygame (docs/characters.md).
 """
 
+from pathlib import Path
+
 from .joint_map import JointMap, find_joint_map
 from .rig import CharacterError, Rig, load_rig
 from .retarget import Retargeter
@@ -10,7 +12,7 @@ from .retarget import Retargeter
 __all__ = ["Rig", "load_rig", "JointMap", "find_joint_map", "Retargeter", "CharacterError", "load_character"]
 
 
-def bundled_characters() -> list:
+def bundled_characters() -> list[Path]:
     """The rigs shipped with the demo (characters/ in a checkout, inside the package when installed)."""
     from ..resources import data_dir
 
@@ -21,10 +23,8 @@ def bundled_characters() -> list:
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".glb", ".gltf"))
 
 
-def resolve_character(path) -> "Path":
+def resolve_character(path) -> Path:
     """A rig's path: as given, or the bundled rig of that name (`--character RobotExpressive`)."""
-    from pathlib import Path
-
     path = Path(path)
     if not path.exists():
         for bundled in bundled_characters():

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import PfnnError
 from ..sim.rotation import axis_angle_matrix
 from ..sim.skeleton import JOINT_NAMES, PARENTS
-from .bvh import cmu_motion_from_world
+from .bvh import Motion, cmu_motion_from_world
 
 CMU_FPS = 120.0                 # AMC files carry no frame rate unless they say :SAMPLES-PER-SECOND
 CMU_LENGTH_UNIT = 0.45          # `:units length` of the CMU skeletons: their numbers are the BVH units

@@ -11,7 +11,7 @@ import numpy as np
 
 from .input_state import STICK_DEAD_ZONE, InputState
 from .rotation import mix_directions, rotate_y
-from .trajectory import CROUCH, JOG, STAND, WALK
+from .features import CROUCH, JOG, STAND, WALK
 
 # Weight of the new value in each per-frame blend (original-demo.md: Controls and smoothing).
 DIRECTION_SMOOTH = 0.9

@@ -16,14 +16,14 @@ import numpy as np
 from ..errors import NetworkOutputError
 from .controls import GAIT_SMOOTH, Controls, gait_goals, update_targets
 from . import bone_lengths
-from .features import INPUT, INPUT_SIZE, read_output
+from .features import INPUT_SIZE, STAND, read_output, write_joint_input
 from .foot_ik import FootIK
 from .two_bone import SOFT_REACH
 from .phase_network import PhaseFunctionedNetwork
 from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y, yaw_matrix, yaw_of
 from .scene import Scene
 from .skeleton import JOINT_COUNT
-from .trajectory import CURRENT, STAND, Trajectory
+from .trajectory import CURRENT, Trajectory
 
 JOINT_SMOOTH = 0.5
 TWO_PI = 2 * math.pi
@@ -133,9 +133,8 @@ class Crowd:
         x = self._x
         trajectory.write_input(x, terrain)
         previous_root, previous_yaw = trajectory.previous_root, yaw_of(trajectory.directions[:, CURRENT - 1, None])
-        x[:, INPUT["joint_positions"]] = unrotate_y(self.joint_positions - previous_root[:, None],
-                                                    previous_yaw).reshape(self.count, -1)
-        x[:, INPUT["joint_velocities"]] = unrotate_y(self.joint_velocities, previous_yaw).reshape(self.count, -1)
+        write_joint_input(x, unrotate_y(self.joint_positions - previous_root[:, None], previous_yaw),
+                          unrotate_y(self.joint_velocities, previous_yaw))
 
         phase_used = self.phase.copy()
         y = self.network.predict_batch(x, phase_used)

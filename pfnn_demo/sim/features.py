@@ -1,5 +1,6 @@
 """The network's input (342) and output (311) layouts, named in one place (original-demo.md: The network's
-inputs and outputs).
+inputs and outputs), and the one writer of the input that the simulation and the training
+database share.
 
 Nothing else in the package uses raw offsets into X or Y.
 """
@@ -11,7 +12,9 @@ import numpy as np
 JOINTS = 31
 SAMPLES = 12          # trajectory samples fed to the network: every 10th of 120 frames
 SAMPLE_STEP = 10
-GAITS = 6             # stand, walk, jog, crouch, jump, bump
+GAITS = 6
+GAIT_NAMES = ("stand", "walk", "jog", "crouch", "jump", "bump")
+STAND, WALK, JOG, CROUCH, JUMP, BUMP = range(GAITS)
 FUTURE_SAMPLES = 6    # predicted trajectory samples: offsets 0, 10, ..., 50 frames
 
 
@@ -43,6 +46,40 @@ INPUT_SIZE = INPUT["_size"].stop
 OUTPUT_SIZE = OUTPUT["_size"].stop
 SIDE_OFFSET = 25.0    # distance of the side terrain samples from the trajectory
 assert INPUT_SIZE == 342 and OUTPUT_SIZE == 311
+
+
+def side_offsets(yaws: np.ndarray) -> np.ndarray:
+    """(..., 3) offsets from trajectory samples facing `yaws` to their side terrain samples (local
+    +X, the original's "right"; the other side is the negative), in the yaws' precision."""
+    from .rotation import rotate_y
+
+    yaws = np.asarray(yaws)
+    return rotate_y(np.array([SIDE_OFFSET, 0.0, 0.0], np.result_type(yaws.dtype, np.float32)), yaws)
+
+
+def write_trajectory_input(x: np.ndarray, trajectory: np.ndarray, directions: np.ndarray, gaits: np.ndarray,
+                           heights: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """Fill the trajectory parts of inputs x (N, 342): the 12 samples' positions and directions in
+    the character's frame (N, 12, 3; x and z are fed), their gaits (N, 12, 6; the bump channel is
+    fed as 0, as the original demo does: original-demo.md, The network's inputs and outputs), and
+    the terrain heights at their +X side, under them and at their -X side relative to the root
+    (three (N, 12) arrays)."""
+    count = len(x)
+    x[:, INPUT["trajectory_x"]] = trajectory[..., 0]
+    x[:, INPUT["trajectory_z"]] = trajectory[..., 2]
+    x[:, INPUT["direction_x"]] = directions[..., 0]
+    x[:, INPUT["direction_z"]] = directions[..., 2]
+    gait_major = np.swapaxes(gaits, -1, -2).copy()          # gait g of sample k at 12 g + k
+    gait_major[:, BUMP] = 0.0
+    x[:, INPUT["gaits"]] = gait_major.reshape(count, -1)
+    x[:, INPUT["height_side_pos"]], x[:, INPUT["height_centre"]], x[:, INPUT["height_side_neg"]] = heights
+
+
+def write_joint_input(x: np.ndarray, positions: np.ndarray, velocities: np.ndarray) -> None:
+    """Fill the joint parts of inputs x (N, 342): the previous pose's positions and velocities in
+    the previous root's frame (N, 31, 3) each."""
+    x[:, INPUT["joint_positions"]] = positions.reshape(len(x), -1)
+    x[:, INPUT["joint_velocities"]] = velocities.reshape(len(x), -1)
 
 
 def read_output(y: np.ndarray) -> dict[str, np.ndarray]:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .features import FUTURE_SAMPLES, GAITS, INPUT, SAMPLE_STEP, SIDE_OFFSET
+from .features import BUMP, CROUCH, FUTURE_SAMPLES, GAITS, JUMP, SAMPLE_STEP, side_offsets, write_trajectory_input
 from .rotation import mix_directions, rotate_y, unrotate_y, yaw_of
 from .scene import Areas
 from .terrain import Heightmap
 
 LENGTH = 120
 CURRENT = 60
-STAND, WALK, JOG, CROUCH, JUMP, BUMP = range(GAITS)
 SAMPLE_FRAMES = np.arange(0, LENGTH, SAMPLE_STEP)              # 0, 10, ..., 110
 _CURRENT_SAMPLE = CURRENT // SAMPLE_STEP                        # frame 60 is sample 6
 _FUTURE = np.arange(CURRENT + 1, LENGTH)                        # 61 ... 119
@@ -129,22 +128,14 @@ class Trajectory:
         root, yaws = self.root, yaw_of(self.directions[:, SAMPLE_FRAMES])   # (N, 12)
         root_yaw = yaws[:, _CURRENT_SAMPLE, None]
         samples = self.positions[:, SAMPLE_FRAMES]
-        local = unrotate_y(samples - root[:, None], root_yaw)
-        x[:, INPUT["trajectory_x"]] = local[..., 0]
-        x[:, INPUT["trajectory_z"]] = local[..., 2]
-        local_dir = unrotate_y(self.directions[:, SAMPLE_FRAMES], root_yaw)
-        x[:, INPUT["direction_x"]] = local_dir[..., 0]
-        x[:, INPUT["direction_z"]] = local_dir[..., 2]
-        gaits = np.swapaxes(self.gaits[:, SAMPLE_FRAMES], 1, 2).copy()
-        # the original demo feeds 0 for the bump channel (original-demo.md: The network's inputs and outputs)
-        gaits[:, BUMP] = 0.0
-        x[:, INPUT["gaits"]] = gaits.reshape(self.count, -1)
-        side = rotate_y(np.array([SIDE_OFFSET, 0.0, 0.0], np.float32), yaws)
+        side = side_offsets(yaws)
         positive, negative = samples + side, samples - side
         ground = root[:, 1, None]
-        x[:, INPUT["height_side_pos"]] = terrain.sample(positive[..., 0], positive[..., 2]) - ground
-        x[:, INPUT["height_centre"]] = samples[..., 1] - ground
-        x[:, INPUT["height_side_neg"]] = terrain.sample(negative[..., 0], negative[..., 2]) - ground
+        heights = (terrain.sample(positive[..., 0], positive[..., 2]) - ground, samples[..., 1] - ground,
+                   terrain.sample(negative[..., 0], negative[..., 2]) - ground)
+        write_trajectory_input(x, unrotate_y(samples - root[:, None], root_yaw),
+                               unrotate_y(self.directions[:, SAMPLE_FRAMES], root_yaw),
+                               self.gaits[:, SAMPLE_FRAMES], heights)
 
     # -- advance (original-demo.md: Advancing) ------------------------------------------------------
 

@@ -42,7 +42,7 @@ from ..sim.input_script import InputScript
 from ..sim.scene import steps_crossing_walls
 from ..sim.skeleton import CONTACT_JOINTS, JOINT_COUNT, JOINT_NAMES
 from ..sim.recording import Recorder
-from ..sim.trajectory import BUMP
+from ..sim.features import BUMP
 
 FPS = 60
 METRICS = ("completed", "foot skate", "contact height", "tracking", "open tracking", "turn time",

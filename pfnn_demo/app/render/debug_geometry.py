@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...sim.features import SIDE_OFFSET
-from ...sim.rotation import rotate_y, yaw_of
-from ...sim.trajectory import BUMP, CROUCH, JUMP, SAMPLE_FRAMES
+from ...sim.features import side_offsets
+from ...sim.rotation import yaw_of
+from ...sim.features import BUMP, CROUCH, JUMP
+from ...sim.trajectory import SAMPLE_FRAMES
 from ...sim.skeleton import CONTACT_JOINTS, PARENTS
 
 LIFT = 2.0
@@ -121,7 +122,7 @@ def _samples_geometry(sample_positions, directions, gaits, terrain, lines, point
 
     # Side terrain samples of the network input.
     yaws = yaw_of(directions)
-    side = rotate_y(np.array([SIDE_OFFSET, 0, 0], np.float32), yaws)
+    side = side_offsets(yaws)
     for sign in (1, -1):
         p = sample_positions + sign * side
         p[:, 1] = terrain.sample(p[:, 0], p[:, 2]) + LIFT

@@ -14,7 +14,8 @@ import dataclasses
 import numpy as np
 from scipy import ndimage
 
-from ...sim.features import INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLES, SAMPLE_STEP
+from ...sim.features import (INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLES, SAMPLE_STEP, side_offsets,
+                             write_joint_input, write_trajectory_input)
 from ...sim.rotation import (matrix_to_euler_zyx, matrix_to_quat, quat_slerp, quat_to_matrix, rotate_y,
                              rotation_between, yaw_matrix)
 from ...motion.bvh import Motion
@@ -237,22 +238,15 @@ def clip_windows(clip: Clip, terrain_height=None) -> tuple[np.ndarray, np.ndarra
     # The runtime's root height is the mean terrain height under the 12 trajectory samples.
     height = root[samples, 1].mean(axis=1)
     origin = np.stack([root[at, 0], height, root[at, 2]], axis=1)
-    local = rotate_y(root[samples] - origin[:, None], -now)
-    X[:, INPUT["trajectory_x"]] = local[..., 0]
-    X[:, INPUT["trajectory_z"]] = local[..., 2]
-    direction = rotate_y(forward[samples], -now)
-    X[:, INPUT["direction_x"]] = direction[..., 0]
-    X[:, INPUT["direction_z"]] = direction[..., 2]
-    gaits = gaits_all[samples].copy()                                     # (N, 12, 6)
-    gaits[..., 5] = 0.0                                                    # the runtime feeds no bump
-    X[:, INPUT["gaits"]] = np.swapaxes(gaits, 1, 2).reshape(n, -1)
+    side = side_offsets(yaw_all[samples])
+    positive, negative = root[samples] + side, root[samples] - side
+    heights = (ground(positive[..., 0], positive[..., 2]) - height[:, None], root[samples, 1] - height[:, None],
+               ground(negative[..., 0], negative[..., 2]) - height[:, None])
+    write_trajectory_input(X, rotate_y(root[samples] - origin[:, None], -now), rotate_y(forward[samples], -now),
+                           gaits_all[samples], heights)
     previous = np.stack([root[at - 1, 0], height, root[at - 1, 2]], axis=1)
-    X[:, INPUT["joint_positions"]] = rotate_y(positions[frames - 1] - previous[:, None], -before).reshape(n, -1)
-    X[:, INPUT["joint_velocities"]] = rotate_y(positions[frames] - positions[frames - 1], -before).reshape(n, -1)
-    side = rotate_y(np.array([25.0, 0.0, 0.0]), yaw_all[samples])
-    for key, points in (("height_side_pos", root[samples] + side), ("height_side_neg", root[samples] - side)):
-        X[:, INPUT[key]] = ground(points[..., 0], points[..., 2]) - height[:, None]
-    X[:, INPUT["height_centre"]] = root[samples, 1] - height[:, None]
+    write_joint_input(X, rotate_y(positions[frames - 1] - previous[:, None], -before),
+                      rotate_y(positions[frames] - positions[frames - 1], -before))
 
     step = rotate_y(root[at + 1] - root[at], -now[:, 0])
     Y[:, OUTPUT["root_velocity"]] = step[:, [0, 2]]

@@ -209,3 +209,62 @@ def test_the_simulation_imports_neither_pygame_nor_moderngl():
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_step_runs_any_kind_through_its_policy():
+    """A kind without a phase plugs in by registering a policy: the same step, no phase carried."""
+    from pfnn_demo.sim import policy
+
+    shipped = load_network()
+
+    class MeanPoseNetwork:
+        """Always the mean output: a network with no phase, as a mode-adaptive one has none."""
+        kind = "mean-pose"
+        weights, input_size, output_size = shipped.weights, shipped.input_size, shipped.output_size
+
+        def predict_batch(self, x, used=None):
+            return np.tile(self.weights.Ymean.astype(np.float32), (len(x), 1))
+
+    class StatelessPolicy:
+        kind, state_keys = "mean-pose", ()
+
+        def __init__(self, network):
+            self.network = network
+            self.evaluated = 0
+
+        def initial_state(self, count):
+            return {}
+
+        def start(self, state, index, pose):
+            pass
+
+        def evaluate(self, x, state):
+            self.evaluated += 1
+            return self.network.predict_batch(x), {}
+
+        def advance(self, state, out, stand_amount):
+            pass
+
+        def describe(self, used, character):
+            return "no phase"
+
+        def snapshot(self, state, index):
+            return {}
+
+        def restore(self, state, snapshot, index):
+            pass
+
+    policy.POLICIES["mean-pose"] = StatelessPolicy
+    try:
+        crowd = Crowd(MeanPoseNetwork(), load_scene("plaza"), 3, start_pose="mean")
+        for _ in range(20):
+            crowd.step(Controls.still(3))
+        assert crowd.policy.evaluated == 20 and crowd.phase is None and crowd.phase_used is None
+        assert np.all(np.isfinite(crowd.global_transforms))
+        state = crowd.state()
+        assert "phase" not in state
+        crowd.restore(state)
+        with pytest.raises(ValueError, match="no controller policy"):
+            policy.policy_for(type("Other", (), {"kind": "other"})())
+    finally:
+        del policy.POLICIES["mean-pose"]

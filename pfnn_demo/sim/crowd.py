@@ -8,7 +8,6 @@ the network, which evaluates all of them in one batch. Headless and deterministi
 
 from __future__ import annotations
 
-import math
 import weakref
 
 import numpy as np
@@ -20,13 +19,13 @@ from .features import INPUT_SIZE, STAND, read_output, write_joint_input
 from .foot_ik import FootIK
 from .two_bone import SOFT_REACH
 from .phase_network import PhaseFunctionedNetwork
+from .policy import policy_for
 from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y, yaw_matrix, yaw_of
 from .scene import Scene
 from .skeleton import JOINT_COUNT
 from .trajectory import CURRENT, Trajectory
 
 JOINT_SMOOTH = 0.5
-TWO_PI = 2 * math.pi
 IK_FADE_FRAMES = 10    # foot IK switched on or off fades in or out over this many ticks
 DIVERGENCE_STDS = 1e4   # outputs farther than this from the mean (in standard deviations) are a failure
 
@@ -52,6 +51,8 @@ class Crowd:
         if count < 1:
             raise ValueError("a crowd needs at least one character")
         self.network = network
+        self.policy = policy_for(network)     # what the network's kind carries per character (a phase)
+        self.policy_state = self.policy.initial_state(count)
         self.count = count
         self.keep_bone_lengths = keep_bone_lengths
         self.trajectory = Trajectory(count)
@@ -78,10 +79,9 @@ class Crowd:
         self.joint_positions_raw = np.zeros((count, JOINT_COUNT, 3), np.float32)
         self.global_transforms = np.tile(np.eye(4, dtype=np.float32), (count, JOINT_COUNT, 1, 1))
         self.contacts = np.zeros((count, 4), np.float32)
-        self.phase = np.zeros(count)
         self.last_input = np.zeros((count, INPUT_SIZE), np.float32)
         self.last_output = np.zeros((count, network.output_size), np.float32)
-        self.phase_used = np.zeros(count)
+        self.last_used = {"phase_used": np.zeros(count)}      # what the last evaluation used beside x
         settled = _settled_pose(network, scene, use_heel_contacts) if start_pose == "settled" else None
         self._start_pose = settled or _mean_pose(network, self.trajectory.gaits.shape[1:])
         self.load_scene(scene, starts)
@@ -112,7 +112,7 @@ class Crowd:
         self.global_transforms[index, :, :3, :3] = self.joint_rotations[index]
         self.global_transforms[index, :, :3, 3] = self.joint_positions[index]
         self.contacts[index] = pose["contacts"]
-        self.phase[index] = pose["phase"]
+        self.policy.start(self.policy_state, index, pose)
         self.trajectory.gaits[index] = pose["gaits"]
         self.ik.reset(index, roots[:, 1])
         self.ik_weight[index] = self.ik_enabled[index]
@@ -136,8 +136,7 @@ class Crowd:
         write_joint_input(x, unrotate_y(self.joint_positions - previous_root[:, None], previous_yaw),
                           unrotate_y(self.joint_velocities, previous_yaw))
 
-        phase_used = self.phase.copy()
-        y = self.network.predict_batch(x, phase_used)
+        y, used = self.policy.evaluate(x, self.policy_state)
         failed = ~np.all(np.abs(y - self._y_mean) <= self._y_limit, axis=1)   # also true for NaN
         if np.any(failed):
             who = np.flatnonzero(failed)
@@ -145,14 +144,14 @@ class Crowd:
                 f"the network produced NaN, infinite or absurd values (beyond {DIVERGENCE_STDS:.0e} standard "
                 f"deviations) at frame {self.frame} for character{'s' if len(who) > 1 else ''} "
                 f"{', '.join(str(i) for i in who[:8])}{' ...' if len(who) > 8 else ''} "
-                f"(phase {phase_used[who[0]]:.3f}); the last valid state is kept", characters=who)
+                f"({self.policy.describe(used, who[0])}); the last valid state is kept", characters=who)
         out = read_output(y)
         self._apply_pose(out, np.asarray(controls.ik, bool))
 
         stand_amount = (1.0 - trajectory.gaits[:, CURRENT, STAND].astype(np.float64)) ** 0.25
         trajectory.advance(out["root_velocity"], out["root_turn"], stand_amount, out, areas)
-        self.phase = (self.phase + (0.9 * stand_amount + 0.1) * TWO_PI * out["phase_step"]) % TWO_PI
-        self.last_input, self.last_output, self.phase_used = x.copy(), y, phase_used
+        self.policy.advance(self.policy_state, out, stand_amount)
+        self.last_input, self.last_output, self.last_used = x.copy(), y, used
         self.frame += 1
 
     def _apply_pose(self, out: dict, ik_enabled: np.ndarray) -> None:
@@ -189,6 +188,16 @@ class Crowd:
     # -- views ----------------------------------------------------------------------------------
 
     @property
+    def phase(self) -> np.ndarray | None:
+        """(N,) gait phases in radians, for a kind that has them (None otherwise)."""
+        return self.policy_state.get("phase")
+
+    @property
+    def phase_used(self) -> np.ndarray | None:
+        """(N,) the phases the last step evaluated the network at, for a kind that has them."""
+        return self.last_used.get("phase_used")
+
+    @property
     def joint_positions_final(self) -> np.ndarray:
         """(N, 31, 3) world joint positions after IK: what is drawn."""
         return self.global_transforms[..., :3, 3]
@@ -223,7 +232,7 @@ class Crowd:
             "joint_positions_raw": np.array(self.joint_positions_raw[index], np.float32),
             "global_transforms": self.global_transforms[index].copy(),
             "contacts": self.contacts[index].copy(),
-            "phase": np.array(self.phase[index], np.float64),
+            **self.policy.snapshot(self.policy_state, index),
             "frame": np.int64(self.frame),
             "target_direction": self.target_direction[index].copy(),
             "target_velocity": self.target_velocity[index].copy(),
@@ -248,7 +257,7 @@ class Crowd:
         self.joint_positions_raw[index] = state["joint_positions_raw"]
         self.global_transforms[index] = state["global_transforms"]
         self.contacts[index] = state["contacts"]
-        self.phase[index] = state["phase"]
+        self.policy.restore(self.policy_state, state, index)
         self.frame = int(state["frame"])
         self.target_direction[index] = state["target_direction"]
         self.target_velocity[index] = state["target_velocity"]

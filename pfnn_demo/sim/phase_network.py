@@ -122,6 +122,8 @@ class _Layer:
 class PhaseFunctionedNetwork:
     """Evaluate a PFNN: `predict(x, phase)` maps the un-normalised input to the un-normalised output."""
 
+    kind = "pfnn"        # its controller policy: policy.PhasePolicy
+
     def __init__(self, weights: NetworkWeights, mode: str = "cubic"):
         self.weights = weights
         self._x_mean = weights.Xmean.astype(np.float32)

@@ -14,7 +14,7 @@ from pfnn_demo.sim.foot_ik import HEEL_HEIGHT
 from pfnn_demo.sim.skeleton import JOINT_NAMES
 from pfnn_demo.tools.cli import main
 
-from conftest import require_shared
+from conftest import REPO
 from rig_builder import BLENDER, CANONICAL, MIXAMO, UNREAL, build_rig
 
 INDEX = {name: i for i, name in enumerate(JOINT_NAMES)}
@@ -96,8 +96,7 @@ def test_built_rigs_follow_the_canonical_bones_and_stand_on_the_ground(kind, pla
 
 
 def test_robot_rig_is_read_mapped_and_driven(played):
-    path = require_shared("characters/RobotExpressive.glb")
-    rig, joint_map, retargeter = load_character(path)
+    rig, joint_map, retargeter = load_character(REPO / "characters" / "RobotExpressive.glb")
     assert rig.count == 43 and len(rig.primitives) == 19
     # The bind pose and the skin agree: every joint's skin matrix is the identity in the bind pose.
     np.testing.assert_allclose(rig.bind_world() @ rig.inverse_binds, np.tile(np.eye(4), (43, 1, 1)), atol=1e-3)

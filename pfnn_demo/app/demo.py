@@ -54,7 +54,9 @@ class Demo:
             self.set_characters(characters)
         self.renderer = Renderer(ctx)
         self.character_dir = Path(character_dir)
-        self.character_path = None if character is None else Path(character)
+        from ..character import resolve_character
+
+        self.character_path = None if character is None else resolve_character(character)
         self.character_map = character_map
         self.set_character(self.character_path)
         self.input = PlayerInput()
@@ -177,7 +179,8 @@ class Demo:
             for extension in self.record_formats:
                 written.append(recorder.save(self._record_base.with_suffix("." + extension), self._record_scene,
                                              recorder.first_mode, network.weights.provenance,
-                                             self._export_body() if extension == "glb" else None))
+                                             self.renderer.body.export_body(self.controller.scene.heightmap.sample)
+                                             if extension == "glb" else None))
         except PfnnError as error:
             self.say(f"Cannot write the recording: {error}", 8.0)
             return written
@@ -194,9 +197,7 @@ class Demo:
         from ..character import load_character
         from .render.body import RigBody
 
-        from ..character import resolve_character
-
-        given = self.character_path is not None and resolve_character(path) == resolve_character(self.character_path)
+        given = self.character_path is not None and Path(path).resolve() == self.character_path.resolve()
         try:
             rig, _, retargeter = load_character(path, self.character_map if given else None)
         except PfnnError as error:
@@ -204,24 +205,13 @@ class Demo:
             return
         self.renderer.set_body(RigBody(self.ctx, self.renderer.programs, rig, retargeter, path.stem))
 
-    def _export_body(self):
-        """The drawn body for a .glb recording: the rig on screen, or None for the mannequin."""
-        body = self.renderer.body
-        if not hasattr(body, "rig"):
-            return None
-        from ..motion.gltf_export import rig_body
-
-        return rig_body(body.rig, body.retargeter, self.controller.scene.heightmap.sample)
-
     def character_files(self) -> list[Path]:
         """The menu's characters: --character's file, the bundled rigs, and every .glb and .gltf in
         the character folder (each file once)."""
-        from ..character import bundled_characters, resolve_character
+        from ..character import bundled_characters, rig_files
 
-        candidates = [] if self.character_path is None else [resolve_character(self.character_path)]
-        candidates += bundled_characters()
-        if self.character_dir.is_dir():
-            candidates += sorted(p for p in self.character_dir.glob("*") if p.suffix.lower() in (".glb", ".gltf"))
+        candidates = [] if self.character_path is None else [self.character_path]
+        candidates += bundled_characters() + rig_files(self.character_dir)
         found, seen = [], set()
         for path in candidates:
             if path.resolve() not in seen:

@@ -12,15 +12,20 @@ from .retarget import Retargeter
 __all__ = ["Rig", "load_rig", "JointMap", "find_joint_map", "Retargeter", "CharacterError", "load_character"]
 
 
+def rig_files(folder: Path) -> list[Path]:
+    """The .glb and .gltf files in `folder` (none if it is not a folder), by name."""
+    folder = Path(folder)
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".glb", ".gltf")) if folder.is_dir() else []
+
+
 def bundled_characters() -> list[Path]:
     """The rigs shipped with the demo (characters/ in a checkout, inside the package when installed)."""
     from ..resources import data_dir
 
     try:
-        folder = data_dir("characters")
+        return rig_files(data_dir("characters"))
     except FileNotFoundError:
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".glb", ".gltf"))
 
 
 def resolve_character(path) -> Path:

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from .rig import UNITS_PER_METRE, CharacterError, Primitive, Rig
+from .rig import UNITS_PER_METRE, CharacterError, Primitive, Rig, smooth_normals
 
 _COMPONENTS = {5120: np.int8, 5121: np.uint8, 5122: np.int16, 5123: np.uint16, 5125: np.uint32, 5126: np.float32}
 _WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
@@ -196,15 +196,6 @@ def _material(document, buffers: _Buffers, index: int | None) -> tuple[tuple, by
     return colour, image
 
 
-def _smooth_normals(positions: np.ndarray, triangles: np.ndarray) -> np.ndarray:
-    corners = positions[triangles.reshape(-1, 3)]
-    face = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    normals = np.zeros_like(positions)
-    for k in range(3):
-        np.add.at(normals, triangles.reshape(-1, 3)[:, k], face)
-    return normals / np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
-
-
 def read_rig(path: Path) -> Rig:
     document = _open(path)
     if not document.skins:
@@ -312,7 +303,7 @@ def _primitive(document, buffers, primitive, node, node_index, node_parents, nod
         normals = normals @ np.linalg.inv(transform[:3, :3])
         normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
     else:
-        normals = _smooth_normals(positions, triangles)
+        normals = smooth_normals(positions, triangles)
     totals = weights.sum(axis=1, keepdims=True)
     weights = np.where(totals > 1e-6, weights / np.maximum(totals, 1e-12), np.array([1.0, 0, 0, 0]))
     colour, image = _material(document, buffers, primitive.material)

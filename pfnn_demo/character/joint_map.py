@@ -30,7 +30,6 @@ LIMB_NAMES = {
 }
 HEAD_NAMES = ("head",)
 HIPS_NAMES = ("hips", "pelvis", "hip", "root", "cog")
-NECK_NAMES = ("neck", "neck1", "neck01")
 # Joints a rig must have to be driven; the rest are used where found.
 # (A rig without hand joints, its palms hung from the forearm, is driven up to the wrists.)
 REQUIRED = ("Hips", "LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot",
@@ -161,21 +160,13 @@ def _first(rig: Rig, parsed, side: str, bases: tuple[str, ...]) -> int | None:
 
 
 def _common_ancestor(rig: Rig, joints: list[int]) -> int | None:
-    chains = [_ancestors(rig, j) for j in joints]
+    chains = [rig.ancestors(j) for j in joints]
     common = None
     for level in zip(*chains):
         if len(set(level)) != 1:
             break
         common = level[0]
     return common
-
-
-def _ancestors(rig: Rig, joint: int) -> list[int]:
-    chain = []
-    while joint >= 0:
-        chain.append(joint)
-        joint = int(rig.parents[joint])
-    return chain[::-1]
 
 
 def _trunk(rig: Rig, parsed, joints: dict[str, int], fixed: dict[str, int]) -> None:

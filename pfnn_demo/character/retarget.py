@@ -51,6 +51,13 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _leg_length(landmarks: np.ndarray) -> float:
+    """The mean thigh plus shin length of the legs of (31, 3) canonical landmarks."""
+    return float(np.mean([np.linalg.norm(landmarks[_INDEX[s + "Leg"]] - landmarks[_INDEX[s + "UpLeg"]])
+                          + np.linalg.norm(landmarks[_INDEX[s + "Foot"]] - landmarks[_INDEX[s + "Leg"]])
+                          for s in ("Left", "Right")]))
+
+
 def _apply(rotations: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     return (rotations @ vectors[..., None])[..., 0]
 
@@ -89,8 +96,9 @@ class Retargeter:
         # The rig is drawn at the canonical skeleton's leg length, so that its feet can stand where
         # the canonical feet stand without sliding; `scale` is that factor.
         bind_world = rig.bind_world()
-        self.scale = self._leg_length(rest_pose_globals().astype(np.float64), None) / self._leg_length(
-            bind_world[:, :3, 3], joint_map)
+        landmarks = self._landmarks(bind_world[:, :3, 3])
+        self.scale = _leg_length(rest_pose_globals().astype(np.float64)) / _leg_length(landmarks)
+        landmarks *= self.scale
         self.bind_world = np.diag([self.scale] * 3 + [1.0]) @ bind_world
         self.bind_linear = self.bind_world[:, :3, :3]
         self.bind_positions = self.bind_world[:, :3, 3].copy()
@@ -100,16 +108,6 @@ class Retargeter:
         self.shoulders = [side + "Shoulder" for side in ("Left", "Right") if side + "Shoulder" in has]
         self.ends = [name for name in ENDS if name in has]
 
-        landmarks = np.full((len(JOINT_NAMES), 3), np.nan)
-        for name, joint in joint_map.joints.items():
-            landmarks[_INDEX[name]] = self.bind_positions[joint]
-        for side in ("Left", "Right"):     # a rig without hands: the wrist is where the palms start
-            if side + "Hand" not in has:
-                forearm = joint_map[side + "ForeArm"]
-                children = rig.children(forearm)
-                landmarks[_INDEX[side + "Hand"]] = (self.bind_positions[children].mean(axis=0) if len(children) else
-                                                    2 * self.bind_positions[forearm]
-                                                    - self.bind_positions[joint_map[side + "Arm"]])
         # The driven joints, in the order of their turns: hips, trunk, shoulders, limbs, ends.
         limbs = [side + part for side, upper, lower, _, _ in LIMBS for part in (upper, lower)]
         driven_names = [n for n in ["Hips", *self.trunk, *self.shoulders, *limbs, *self.ends] if n in has]
@@ -145,7 +143,7 @@ class Retargeter:
                 self.carriers.append(carrier)
         self.carried = np.array(self.carried, np.intp)
         self.carriers = np.array(self.carriers, np.intp)
-        self.hips_row = list(self.driven).index(hips)
+        self.hips_row = driven_names.index("Hips")
         for name in ("bind_world", "bind_positions", "bind_linear", "bind_frames_t", "end_offsets"):   # float32 per frame
             setattr(self, name, np.ascontiguousarray(getattr(self, name), np.float32))
         self._plan()
@@ -164,12 +162,19 @@ class Retargeter:
             parent = PARENTS[parent]
         return None
 
-    @staticmethod
-    def _leg_length(points: np.ndarray, joint_map: JointMap | None) -> float:
-        def at(name):
-            return points[joint_map[name]] if joint_map is not None else points[_INDEX[name]]
-        return float(np.mean([np.linalg.norm(at(s + "Leg") - at(s + "UpLeg")) + np.linalg.norm(at(s + "Foot") - at(s + "Leg"))
-                              for s in ("Left", "Right")]))
+    def _landmarks(self, positions: np.ndarray) -> np.ndarray:
+        """(31, 3) the rig's joint `positions` in the slots of the canonical joints they play (NaN
+        where none does); a rig without hands gets its wrists where its palms start."""
+        landmarks = np.full((len(JOINT_NAMES), 3), np.nan)
+        for name, joint in self.map.joints.items():
+            landmarks[_INDEX[name]] = positions[joint]
+        for side in ("Left", "Right"):
+            if side + "Hand" not in self.map:
+                forearm = self.map[side + "ForeArm"]
+                children = self.rig.children(forearm)
+                landmarks[_INDEX[side + "Hand"]] = (positions[children].mean(axis=0) if len(children) else
+                                                    2 * positions[forearm] - positions[self.map[side + "Arm"]])
+        return landmarks
 
     def _bone_rules(self, names: list[str]) -> None:
         """The frames' rules for the joints that are not ends, as index arrays, so that each

@@ -8,12 +8,13 @@ is kept in `root` so that the bind pose is the one the file shows.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import PfnnError
-from ..sim.skeleton import forward_kinematics
+from ..sim.skeleton import depth_levels, forward_kinematics
 
 UNITS_PER_METRE = 100.0
 
@@ -43,7 +44,8 @@ class Primitive:
 class Rig:
     """A skeleton of `len(names)` joints, parents before children, and its meshes.
 
-    `bind_local[j]`: joint j's transform relative to its parent (or, for a top joint, to `root`);
+    `bind_local[j]`: joint j's transform relative to its parent (for a top joint: its world
+    transform in the file's metres, the scene nodes above the skeleton included);
     `inverse_binds[j]`: the skin's inverse bind matrix, mapping bind-world space (the space of
     the primitives' vertices) into the joint's space."""
 
@@ -51,7 +53,7 @@ class Rig:
     names: list[str]
     parents: np.ndarray            # (J,) int32, -1 for joints hung from the root
     bind_local: np.ndarray         # (J, 4, 4) float64
-    root: np.ndarray               # (4, 4) float64: scene nodes above the skeleton, units included
+    root: np.ndarray               # (4, 4) float64: metres to demo units, applied above the top joints
     inverse_binds: np.ndarray      # (J, 4, 4) float64
     primitives: list[Primitive]
     nodes: list[int] = dataclasses.field(default_factory=list)   # the file's node index of each joint
@@ -60,47 +62,56 @@ class Rig:
     def count(self) -> int:
         return len(self.names)
 
-    def depth_levels(self) -> list[np.ndarray]:
-        depth = np.zeros(self.count, np.int32)
-        for joint, parent in enumerate(self.parents):
-            depth[joint] = 0 if parent < 0 else depth[parent] + 1
-        return [np.flatnonzero(depth == level) for level in range(depth.max() + 1)]
-
     def world(self, local: np.ndarray) -> np.ndarray:
         """World transforms (..., J, 4, 4) of local ones (root applied to the top joints)."""
         top = np.flatnonzero(self.parents < 0)
         local = local.copy()
         local[..., top, :, :] = self.root @ local[..., top, :, :]
-        return forward_kinematics(local, np.maximum(self.parents, 0), self.depth_levels())
+        return forward_kinematics(local, np.maximum(self.parents, 0), depth_levels(self.parents))
 
     def bind_world(self) -> np.ndarray:
         """(J, 4, 4) world transforms of the bind pose."""
         return self.world(self.bind_local)
 
     def skin_matrices(self, world: np.ndarray) -> np.ndarray:
-        """Skinning matrices (..., J, 4, 4) of posed world transforms."""
-        return (world @ self.inverse_binds).astype(np.float32)
+        """Skinning matrices (..., J, 4, 4, float32) of posed world transforms (float32)."""
+        return world @ self._inverse_binds_32
+
+    @functools.cached_property
+    def _inverse_binds_32(self) -> np.ndarray:
+        return self.inverse_binds.astype(np.float32)
 
     def children(self, joint: int) -> np.ndarray:
         return np.flatnonzero(self.parents == joint)
 
-    def is_ancestor(self, ancestor: int, joint: int) -> bool:
+    def ancestors(self, joint: int) -> list[int]:
+        """The joints from a top joint down to `joint`, both included."""
+        chain = []
         while joint >= 0:
-            if joint == ancestor:
-                return True
+            chain.append(joint)
             joint = int(self.parents[joint])
-        return False
+        return chain[::-1]
+
+    def is_ancestor(self, ancestor: int, joint: int) -> bool:
+        """Whether `ancestor` is `joint` or lies above it."""
+        return ancestor in self.ancestors(joint)
 
     def path_between(self, top: int, bottom: int) -> list[int]:
         """The joints from `top` down to `bottom`, both included (empty if not on one chain)."""
-        chain = []
-        joint = bottom
-        while joint >= 0:
-            chain.append(joint)
-            if joint == top:
-                return chain[::-1]
-            joint = int(self.parents[joint])
-        return []
+        chain = self.ancestors(bottom)
+        return chain[chain.index(top):] if top in chain else []
+
+
+def smooth_normals(positions: np.ndarray, triangles: np.ndarray) -> np.ndarray:
+    """Unit vertex normals (V, 3): the area-weighted sum of the normals of the triangles (T, 3)
+    that meet at each vertex."""
+    triangles = triangles.reshape(-1, 3)
+    corners = positions[triangles].astype(np.float64)
+    face = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    normals = np.zeros((len(positions), 3))
+    for k in range(3):
+        np.add.at(normals, triangles[:, k], face)
+    return normals / np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
 
 
 def load_rig(path: str | Path) -> Rig:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..character.rig import UNITS_PER_METRE
 from ..sim.skeleton import JOINT_NAMES, PARENTS, rest_pose_globals
 
-UNITS_PER_METRE = 100.0
 _FLOAT, _UINT, _USHORT = 5126, 5125, 5123
 _ARRAY_BUFFER, _ELEMENT_BUFFER = 34962, 34963
 
@@ -91,13 +91,14 @@ class _Body:
 
 
 def mannequin_body() -> _Body:
-    from ..app.render.character_mesh import build_character_mesh  # the mesh only: no OpenGL here
+    from ..app.render.character_mesh import MANNEQUIN_ALBEDO, build_character_mesh  # no OpenGL here
+    from ..app.render.lighting import GAMMA
 
     vertices, indices = build_character_mesh()
     rest = np.tile(np.eye(4), (len(JOINT_NAMES), 1, 1))
     rest[:, :3, 3] = rest_pose_globals()
     part = (vertices[:, 0:3], vertices[:, 3:6], vertices[:, 6:10].astype(np.uint16), vertices[:, 10:14], indices,
-            (1.0, 0.79, 0.32, 1.0))
+            tuple(float(c) ** GAMMA for c in MANNEQUIN_ALBEDO) + (1.0,))     # glTF's colours are linear
     return _Body(list(JOINT_NAMES), PARENTS, np.linalg.inv(rest), [part], lambda drawn: drawn, 1.0)
 
 

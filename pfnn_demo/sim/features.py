@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .rotation import rotate_y
+
 JOINTS = 31
 SAMPLES = 12          # trajectory samples fed to the network: every 10th of 120 frames
 SAMPLE_STEP = 10
@@ -51,8 +53,6 @@ assert INPUT_SIZE == 342 and OUTPUT_SIZE == 311
 def side_offsets(yaws: np.ndarray) -> np.ndarray:
     """(..., 3) offsets from trajectory samples facing `yaws` to their side terrain samples (local
     +X, the original's "right"; the other side is the negative), in the yaws' precision."""
-    from .rotation import rotate_y
-
     yaws = np.asarray(yaws)
     return rotate_y(np.array([SIDE_OFFSET, 0.0, 0.0], np.result_type(yaws.dtype, np.float32)), yaws)
 

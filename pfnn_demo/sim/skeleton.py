@@ -58,9 +58,6 @@ class Skeleton:
         """Left heel, left toe, right heel, right toe: the order of the network's contacts."""
         return [leg[part] for leg in self.legs for part in ("heel", "toe")]
 
-    def index(self, name: str) -> int:
-        return self.names.index(name)
-
 
 CANONICAL = Skeleton(JOINT_NAMES, PARENTS, REST_OFFSETS, hips=0, head=16,
                      legs=({"root": 1, "hip": 2, "knee": 3, "heel": 4, "toe": 5},
@@ -73,14 +70,15 @@ HEAD = CANONICAL.head
 CONTACT_JOINTS = CANONICAL.contact_joints
 
 
-def _depth_levels(parents: np.ndarray) -> list[np.ndarray]:
+def depth_levels(parents: np.ndarray) -> list[np.ndarray]:
+    """Joints by depth in the tree (parents listed before children; -1 marks a root)."""
     depth = np.zeros(len(parents), dtype=np.int32)
     for joint, parent in enumerate(parents):  # parents precede children
         depth[joint] = 0 if parent < 0 else depth[parent] + 1
     return [np.flatnonzero(depth == level) for level in range(depth.max() + 1)]
 
 
-DEPTH_LEVELS = _depth_levels(PARENTS)
+DEPTH_LEVELS = depth_levels(PARENTS)
 
 
 def forward_kinematics(local: np.ndarray, parents: np.ndarray = PARENTS,

@@ -475,10 +475,10 @@ def _inspect_character(args) -> int:
     return 2 if joint_map.missing() else 0
 
 
-def _export_body(args, scene):
-    """The body a .glb recording animates: --character's rig, or None (the mannequin)."""
-    character = _load_character(args)
-    if character is None or not str(args.record).lower().endswith(".glb"):
+def _export_body(character, record: str, scene):
+    """The body a .glb recording animates: the loaded --character (`_load_character`), or None
+    (the mannequin)."""
+    if character is None or not str(record).lower().endswith(".glb"):
         return None
     from ..motion.gltf_export import rig_body
 
@@ -671,7 +671,7 @@ def _run_headless(args) -> int:
 
     if args.record:
         check_destination(args.record)        # before any work: a bad destination loses nothing
-    _load_character(args)                     # ... nor a rig that cannot be driven
+    character = _load_character(args)         # ... nor a rig that cannot be driven
     if args.frames is not None and args.frames <= 0:
         raise PfnnError(f"--frames must be positive, got {args.frames}")
     if args.replay_input:
@@ -716,7 +716,7 @@ def _run_headless(args) -> int:
     print(f"{done} frames in {seconds:.2f} s ({done / max(seconds, 1e-9) / 60:.1f}x real time)", file=sys.stderr)
     if recorder is not None and len(recorder):
         path = recorder.save(args.record, scene.name, recorder.first_mode, network.weights.provenance,
-                             _export_body(args, scene))
+                             _export_body(character, args.record, scene))
         print(f"wrote {path}" + ("" if failure is None else f" ({len(recorder)} frames, up to the failure)"),
               file=sys.stderr)
     if failure is not None:

@@ -12,10 +12,10 @@ import io
 import moderngl
 import numpy as np
 
-from .character_mesh import (CROWD_RINGS, CROWD_SEGMENTS, RINGS, SEGMENTS, SHADOW_RINGS, SHADOW_SEGMENTS,
-                             build_character_mesh, skin_matrices, sort_influences)
+from ...character.rig import smooth_normals
+from .character_mesh import (CROWD_RINGS, CROWD_SEGMENTS, MANNEQUIN_ALBEDO, RINGS, SEGMENTS, SHADOW_RINGS,
+                             SHADOW_SEGMENTS, build_character_mesh, skin_matrices, sort_influences)
 
-MANNEQUIN_ALBEDO = (1.0, 0.9, 0.6)
 _FULL_LAYOUT = ("3f 3f 4f 4f", "in_position", "in_normal", "in_joints", "in_weights")
 _SHADOW_LAYOUT = ("3f 12x 4f 4f", "in_position", "in_joints", "in_weights")
 _RIG_LAYOUT = ("3f 3f 4f 4f 4f 2f", "in_position", "in_normal", "in_joints", "in_weights", "in_colour", "in_texcoord")
@@ -27,7 +27,7 @@ class MannequinBody:
     """The capsule mannequin: the player in full detail, the crowd coarser, shadows coarser still."""
 
     name = "mannequin"
-    radius = 110.0    # units: a sphere about the hips that holds the body in any pose
+    radius = 110.0    # units: a sphere about the hips that holds the body in any pose (culling)
 
     def __init__(self, ctx: moderngl.Context, programs):
         self.programs = programs
@@ -47,6 +47,10 @@ class MannequinBody:
 
     def skins(self, drawn: np.ndarray, ground=None) -> np.ndarray:
         return skin_matrices(drawn)
+
+    def export_body(self, ground=None):
+        """What a .glb recording animates: None, the mannequin (motion.gltf_export's default)."""
+        return None
 
     def draw(self, shadow: bool, first: int, stop: int) -> None:
         """The player (row 0 of the skin texture), then rows first ... stop-1 in one instanced draw."""
@@ -117,6 +121,12 @@ class RigBody:
     def skins(self, drawn: np.ndarray, ground=None) -> np.ndarray:
         return self.rig.skin_matrices(self.retargeter(drawn, ground))
 
+    def export_body(self, ground=None):
+        """What a .glb recording animates: this rig (motion.gltf_export.rig_body)."""
+        from ...motion.gltf_export import rig_body
+
+        return rig_body(self.rig, self.retargeter, ground)
+
     def draw(self, shadow: bool, first: int, stop: int) -> None:
         program = self.programs.shadow_character if shadow else self.programs.rig
         for vao, crowd_vao, shadow_vao, crowd_shadow_vao, texture in self.parts:
@@ -156,13 +166,9 @@ def simplified(vertices: np.ndarray, indices: np.ndarray, cell: float) -> tuple[
     triangles = cluster[indices.reshape(-1, 3)]
     keep = (triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2]) & (triangles[:, 0] != triangles[:, 2])
     triangles = triangles[keep]
-    corners = merged[triangles][..., :3].astype(np.float64)
-    face = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    normals = np.zeros((len(merged), 3))
-    for k in range(3):
-        np.add.at(normals, triangles[:, k], face)
-    lengths = np.linalg.norm(normals, axis=1, keepdims=True)
-    merged[:, 3:6] = np.where(lengths > 1e-12, normals / np.maximum(lengths, 1e-12), merged[:, 3:6])
+    normals = smooth_normals(merged[:, :3], triangles)
+    used = np.linalg.norm(normals, axis=1, keepdims=True) > 0.5      # vertices left in no triangle keep theirs
+    merged[:, 3:6] = np.where(used, normals, merged[:, 3:6])
     return merged.astype(np.float32), triangles.astype(np.uint32).ravel()
 
 

@@ -33,6 +33,7 @@ BLOBS = [
     ("LeftToeBase", (0.0, -0.5, 4.0), (3.8, 2.5, 5.0)),
     ("RightToeBase", (0.0, -0.5, 4.0), (3.8, 2.5, 5.0)),
 ]
+MANNEQUIN_ALBEDO = (1.0, 0.9, 0.6)     # sRGB, before lighting
 RINGS, SEGMENTS = 12, 16
 CROWD_RINGS, CROWD_SEGMENTS = 6, 8     # the crowd's coarser body: a quarter of the vertices
 SHADOW_RINGS, SHADOW_SEGMENTS = 4, 6   # the crowd's body in the shadow map: a shadow needs even less

@@ -126,7 +126,7 @@ class Renderer:
                 texture.release()      # GPU objects are not freed by garbage collection
             texture = self._skin_texture = self.ctx.texture((joints * 4, len(drawn)), 4, dtype="f4")
             texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
-        texture.write(columns.astype(np.float32).tobytes(), viewport=(0, 0, joints * 4, rows))
+        texture.write(columns.tobytes(), viewport=(0, 0, joints * 4, rows))      # float32 already
         texture.use(location=2)
         for program in self.body.colour_programs + [self.shadow_character_program]:
             program["skin_texture"].value = 2
@@ -306,7 +306,6 @@ class Renderer:
         self.ctx.disable(moderngl.BLEND)
 
 
-BODY_RADIUS = 110.0   # a sphere around the hips that holds the whole body in any pose
 
 
 def _spheres_inside(matrix: glm.mat4, centres: np.ndarray, radius: float) -> np.ndarray:
@@ -317,15 +316,13 @@ def _spheres_inside(matrix: glm.mat4, centres: np.ndarray, radius: float) -> np.
     return np.all(centres @ planes[:, :3].T + planes[:, 3] > -radius, axis=1)
 
 
-def _crowd_draw_order(hips: np.ndarray, view_projection: glm.mat4, light_matrix: glm.mat4, eye=None,
-                      radius: float = BODY_RADIUS):
+def _crowd_draw_order(hips: np.ndarray, view_projection: glm.mat4, light_matrix: glm.mat4, eye: np.ndarray,
+                      radius: float):
     """Rows of the skin texture: the player, then the others seen by the camera but outside the
     shadow map, those seen and casting into it, those casting only, and the rest (drawn in neither
     pass); each group nearest the camera `eye` first, so that the depth test spares the shading of
-    those behind. Returns (order, how many others are seen, (first, stop) of the shadow casters' rows)."""
-    others = np.arange(1, len(hips))
-    if eye is not None:
-        others = others[np.argsort(np.sum((hips[1:] - eye) ** 2, axis=1), kind="stable")]
+    those behind. `radius`: a sphere about the hips holding a body. Returns (order, how many others are seen, (first, stop) of the shadow casters' rows)."""
+    others = 1 + np.argsort(np.sum((hips[1:] - eye) ** 2, axis=1), kind="stable")
     seen = _spheres_inside(view_projection, hips[others], radius)
     casting = _spheres_inside(light_matrix, hips[others], radius)
     groups = [others[seen & ~casting], others[seen & casting], others[~seen & casting], others[~seen & ~casting]]

@@ -28,7 +28,9 @@ LIGHT_OFFSET = glm.vec3(*lighting.LIGHT_OFFSET)
 SHADOW_EXTENT = 200.0         # half-size of the light's view around the character
 CROWD_SHADOW_EXTENT = 600.0   # ... around the player when others are drawn: their shadows fall in it too
 SHADOW_SIZE = 1024
-CROWD_SHADOW_SIZE = 2048
+# 1.2 units a texel: about a pixel at the crowd's usual distances, softer for a close-up; in
+# software rendering the crowd's shadow pass costs its texels (2048 took 8 ms more a picture).
+CROWD_SHADOW_SIZE = 1024
 SHADOW_REACH = 190.0          # the character's shadow ends within this of its hips, away from the light
 NEAR_RADIUS = 75.0            # ... and within this of the line from the hips to there
 SKY = (0.78, 0.84, 0.90)

@@ -6,13 +6,14 @@ from pathlib import Path
 
 from .errors import WeightsError
 from . import resources
-from .sim.phase_network import PhaseFunctionedNetwork
-from .sim.weights import load_weights
+from .sim.networks import load_network_file
 
 
-def load_network(path: str | Path | None = None, mode: str = "cubic") -> PhaseFunctionedNetwork:
-    """A network ready to evaluate: `path` is a project .npz or an original PFNN release folder;
-    None means the network shipped with pfnn-demo. `mode`: "cubic", "linear" or "constant"."""
+def load_network(path: str | Path | None = None, mode: str | None = None):
+    """A network ready to evaluate, of whatever kind its file declares (a PhaseFunctionedNetwork
+    or a ModeAdaptiveNetwork): `path` is a project .npz or an original PFNN release folder; None
+    means the PFNN shipped with pfnn-demo. `mode`: for a PFNN "cubic" (the default), "linear" or
+    "constant"; other kinds have no modes (`network.modes` is empty) and take None."""
     if path is None:
         path = resources.default_network_path()
         if not path.exists():
@@ -20,4 +21,4 @@ def load_network(path: str | Path | None = None, mode: str = "cubic") -> PhaseFu
                 "no network is installed with this copy of pfnn-demo (network/pfnn.npz is missing). "
                 "Pass one with --network PATH: a .npz in the project format, or the original PFNN release "
                 "folder (PFNN/demo/network/pfnn, holding W0_000.bin ... Ystd.bin).")
-    return PhaseFunctionedNetwork(load_weights(path), mode)
+    return load_network_file(path, mode)

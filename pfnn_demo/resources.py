@@ -21,3 +21,8 @@ def data_dir(name: str) -> Path:
 
 def default_network_path() -> Path:
     return data_dir("network") / "pfnn.npz"
+
+
+def shipped_network_path(kind: str) -> Path:
+    """The network of controller kind `kind` (pfnn, mann) shipped in network/ (it may be absent)."""
+    return data_dir("network") / f"{kind}.npz"

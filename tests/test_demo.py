@@ -20,6 +20,14 @@ def demo(gl, original_weights):
     return Demo(gl, PhaseFunctionedNetwork(original_weights, "cubic"), "plaza")
 
 
+def go_to_entry(demo, label: str) -> None:
+    """Move the menu's selection down to the entry whose text starts with `label`, by key presses."""
+    labels = [entry.label() for entry in demo.menu.page.entries]
+    index = next(i for i, text in enumerate(labels) if text.startswith(label))
+    while demo.menu.selected != index:
+        demo.on_key(pygame.K_DOWN, True)
+
+
 def run_frames(demo, frames, target=None):
     for _ in range(frames):
         demo.update(TICK)
@@ -84,14 +92,12 @@ def test_menu_switches_scene_and_mode(demo, gl):
     demo.on_key(pygame.K_RETURN, True)
     assert demo.controller.scene.name == "tunnel" and not demo.menu.open
     demo.on_key(pygame.K_ESCAPE, True)
-    for _ in range(5):                                # "Debug joints and velocities"
-        demo.on_key(pygame.K_DOWN, True)
+    go_to_entry(demo, "Debug joints and velocities")
     demo.on_key(pygame.K_RETURN, True)
     assert demo.options.debug_joints
     demo.on_key(pygame.K_ESCAPE, True)
     demo.on_key(pygame.K_ESCAPE, True)
-    demo.on_key(pygame.K_DOWN, True)
-    demo.on_key(pygame.K_DOWN, True)                  # "Network mode"
+    go_to_entry(demo, "Network mode")
     demo.on_key(pygame.K_RIGHT, True)
     assert demo.controller.network.mode == "constant"
     demo.on_key(pygame.K_ESCAPE, True)                # back out of the menu

@@ -12,8 +12,9 @@ from ..sim.camera import PITCH_MAX, PITCH_MIN
 from ..sim.controller import Controller
 from .devices import MOUSE_TURN, PlayerInput, pygame
 from ..errors import NetworkOutputError, PfnnError
+from ..resources import shipped_network_path
 from .memory import return_large_blocks_to_the_system
-from ..sim.phase_network import MODES, PhaseFunctionedNetwork
+from ..sim.networks import describe_network, load_network_file
 from ..sim.recording import DEFAULT_RECORD_DIR, Recorder, check_destination
 from .render.hud import Hud
 from .render.menu import Entry, Menu, Page
@@ -35,10 +36,11 @@ _MENU_BUTTONS = {"dpup": "up", "dpdown": "down", "dpleft": "left", "dpright": "r
 
 
 class Demo:
-    def __init__(self, ctx, network: PhaseFunctionedNetwork, scene: str = "plaza",
+    def __init__(self, ctx, network, scene: str = "plaza",
                  record_dir: str | Path = DEFAULT_RECORD_DIR, record_formats: tuple[str, ...] = RECORD_FORMATS,
                  characters: int = 1, seed: int = 0, character: str | Path | None = None,
-                 character_map: str | Path | None = None, character_dir: str | Path = "characters"):
+                 character_map: str | Path | None = None, character_dir: str | Path = "characters",
+                 network_path: str | Path | None = None):
         return_large_blocks_to_the_system()     # memory stays flat however often the scene changes
         self.ctx = ctx
         self.record_dir = Path(record_dir)
@@ -47,6 +49,7 @@ class Demo:
         self.failures = 0
         self.scene_names = list(scene_files())
         self.seed = seed
+        self.network_files, self.networks = controller_files(network, network_path)
         self.controller = Controller(network, load_scene(scene))
         self.crowd_behaviour: CrowdBehaviour | None = None
         self._ground = None
@@ -133,8 +136,46 @@ class Demo:
         self.say(f"Network mode: {mode}")
 
     def cycle_mode(self, step: int) -> None:
-        index = MODES.index(self.controller.network.mode)
-        self.set_mode(MODES[(index + step) % len(MODES)])
+        modes = self.controller.network.modes
+        if not modes:
+            self.say(f"The {self.controller.network.kind.upper()} has no network modes")
+            return
+        self.set_mode(modes[(modes.index(self.controller.network.mode) + step) % len(modes)])
+
+    # -- controllers -------------------------------------------------------------------------------
+
+    @property
+    def controller_name(self) -> str:
+        return next((name for name, network in self.networks.items() if network is self.controller.network), "?")
+
+    def set_network(self, name: str) -> None:
+        """Drive every character with the network `name` (of self.networks' files, loaded on first
+        use): the player and the crowd carry on where they are, in the other network's hands."""
+        network = self.networks.get(name)
+        if network is None:
+            try:
+                network = self.networks[name] = load_network_file(self.network_files[name])
+            except PfnnError as error:
+                self.say(f"Cannot load {name}: {error}", 8.0)
+                return
+        if network is self.controller.network:
+            return
+        if self.recording:      # a recording holds one network
+            self.stop_recording()
+        old = self.controller
+        controller = Controller(network, old.scene, characters=old.characters, starts=None)
+        controller.crowd.restore(old.crowd.state())
+        controller.camera = old.camera
+        self.controller = controller
+        self.say(f"Controller: {name} ({describe_network(network)})")
+        if self.menu.open and len(self.menu.stack) == 1:
+            selected = self.menu.selected
+            self.open_menu()     # the mode entry shows only for a network with modes
+            self.menu.selected = min(selected, len(self.menu.stack[0].entries) - 1)
+
+    def cycle_network(self, step: int) -> None:
+        names = list(self.network_files)
+        self.set_network(names[(names.index(self.controller_name) + step) % len(names)])
 
     # -- recording ---------------------------------------------------------------------------------
 
@@ -237,8 +278,11 @@ class Demo:
         entries = [
             Entry(lambda: "Resume", self.menu.close),
             Entry(lambda: f"Scene: {self.controller.scene.display_name}  >", lambda: self.menu.push(self._scene_page())),
+        ] + ([Entry(lambda: f"Controller:  < {self.controller_name} >", lambda: self.cycle_network(1),
+                    lambda: self.cycle_network(-1), lambda: self.cycle_network(1))]
+             if len(self.network_files) > 1 else []) + ([
             Entry(lambda: f"Network mode:  < {self.controller.network.mode} >", lambda: self.cycle_mode(1),
-                  lambda: self.cycle_mode(-1), lambda: self.cycle_mode(1)),
+                  lambda: self.cycle_mode(-1), lambda: self.cycle_mode(1))] if self.controller.network.modes else []) + [
             Entry(lambda: f"Foot IK: {on_off(toggles.ik)}", flip("ik")),
             Entry(lambda: f"Debug drawing: {on_off(toggles.debug)}", flip("debug")),
             Entry(lambda: f"Debug joints and velocities: {on_off(self.options.debug_joints)}", self._flip_joints),
@@ -424,6 +468,20 @@ class Demo:
         if self.menu.open:
             overlays.append(("menu", self.menu.draw(size), (0, 0)))
         self.renderer.render(framebuffer, self.controller, self.options, overlays, size)
+
+
+def controller_files(network, path: str | Path | None) -> tuple[dict[str, Path | None], dict[str, object]]:
+    """The networks the menu's "Controller" entry switches between: the shipped ones by kind
+    (PFNN, MANN) and `network` itself (read from `path`, if known), under its file's name where
+    it is not a shipped one. Returns ({name: file}, {name: the networks already loaded})."""
+    files = {kind.upper(): shipped_network_path(kind) for kind in ("pfnn", "mann")}
+    files = {name: file for name, file in files.items() if file.is_file()}
+    given = next((name for name, file in files.items()
+                  if path is not None and Path(path).resolve() == file.resolve()), None)
+    if given is None:
+        given = Path(path).stem if path is not None else f"{network.kind.upper()} (given)"
+        files[given] = None if path is None else Path(path)
+    return files, {given: network}
 
 
 def _wrap(text: str, width: int) -> list[str]:

@@ -116,6 +116,12 @@ class Controller:
         return self.crowd.frame
 
     @property
+    def expert_weights(self) -> np.ndarray | None:
+        """The player's expert weights of the last step (K,), for a kind with experts; else None."""
+        weights = self.crowd.expert_weights
+        return None if weights is None else weights[PLAYER]
+
+    @property
     def ik(self):
         return self.crowd.ik
 

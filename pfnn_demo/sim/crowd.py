@@ -81,7 +81,7 @@ class Crowd:
         self.contacts = np.zeros((count, 4), np.float32)
         self.last_input = np.zeros((count, INPUT_SIZE), np.float32)
         self.last_output = np.zeros((count, network.output_size), np.float32)
-        self.last_used = {"phase_used": np.zeros(count)}      # what the last evaluation used beside x
+        self.last_used = {}      # what the last evaluation used beside x (the policy says what)
         settled = _settled_pose(network, scene, use_heel_contacts) if start_pose == "settled" else None
         self._start_pose = settled or _mean_pose(network, self.trajectory.gaits.shape[1:])
         self.load_scene(scene, starts)
@@ -196,6 +196,11 @@ class Crowd:
     def phase_used(self) -> np.ndarray | None:
         """(N,) the phases the last step evaluated the network at, for a kind that has them."""
         return self.last_used.get("phase_used")
+
+    @property
+    def expert_weights(self) -> np.ndarray | None:
+        """(N, K) the experts' blend of the last step, for a kind that blends experts by a gate."""
+        return self.last_used.get("experts_used")
 
     @property
     def joint_positions_final(self) -> np.ndarray:

@@ -22,10 +22,11 @@ def simulate(controller: Controller, script: InputScript | RecordedInput, frames
     """
     start = time.perf_counter()
     report_every = max(frames // 20, 1)
-    mode_of = getattr(script, "mode", None)
+    # A network without modes (a MANN) plays a PFNN's recorded inputs as they are.
+    mode_of = getattr(script, "mode", None) if controller.network.modes else None
     for frame in range(frames):
         controls = script.state(frame)
-        if mode_of is not None and mode_of(frame) != controller.network.mode:
+        if mode_of is not None and mode_of(frame) not in (None, controller.network.mode):
             controller.network.set_mode(mode_of(frame))
         others = None if crowd is None else crowd.next_controls(controller.crowd.root_positions[:, [0, 2]])
         try:

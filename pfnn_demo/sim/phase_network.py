@@ -123,8 +123,10 @@ class PhaseFunctionedNetwork:
     """Evaluate a PFNN: `predict(x, phase)` maps the un-normalised input to the un-normalised output."""
 
     kind = "pfnn"        # its controller policy: policy.PhasePolicy
+    modes = MODES
+    default_mode = "cubic"
 
-    def __init__(self, weights: NetworkWeights, mode: str = "cubic"):
+    def __init__(self, weights: NetworkWeights, mode: str | None = "cubic"):
         self.weights = weights
         self._x_mean = weights.Xmean.astype(np.float32)
         self._x_scale = (1.0 / weights.Xstd.astype(np.float64)).astype(np.float32)
@@ -132,7 +134,7 @@ class PhaseFunctionedNetwork:
         self._y_std = weights.Ystd.astype(np.float32)
         self._x = np.empty(weights.input_size, dtype=np.float32)
         self.mode = ""
-        self.set_mode(mode)
+        self.set_mode(mode or self.default_mode)
 
     @property
     def input_size(self) -> int:

@@ -16,11 +16,10 @@ import numpy as np
 TWO_PI = 2.0 * math.pi
 
 
-class PhasePolicy:
-    """The phase-functioned network: a phase per character picks the weights, and the network's
-    phase step advances it, slowed as the character stands (original-demo.md: Advancing)."""
+class _PhaseCarrier:
+    """A phase per character, advanced by the network's phase step, slowed as the character
+    stands (original-demo.md: Advancing)."""
 
-    kind = "pfnn"
     state_keys = ("phase",)
 
     def __init__(self, network):
@@ -33,27 +32,52 @@ class PhasePolicy:
         """Characters `index` (re)start in `pose` (a start pose: its "phase")."""
         state["phase"][index] = pose["phase"]
 
+    def advance(self, state: dict, out: dict, stand_amount: np.ndarray) -> None:
+        state["phase"] = (state["phase"] + (0.9 * stand_amount + 0.1) * TWO_PI * out["phase_step"]) % TWO_PI
+
+    def snapshot(self, state: dict, index) -> dict[str, np.ndarray]:
+        return {"phase": np.array(state["phase"][index], np.float64)}
+
+    def restore(self, state: dict, snapshot: dict, index) -> None:
+        """Put back a snapshot; one taken under another kind without a phase leaves it as it is."""
+        if "phase" in snapshot:
+            state["phase"][index] = snapshot["phase"]
+
+
+class PhasePolicy(_PhaseCarrier):
+    """The phase-functioned network: a phase per character picks the weights."""
+
+    kind = "pfnn"
+
     def evaluate(self, x: np.ndarray, state: dict) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Outputs (N, 311) for inputs x (N, 342), and what was used beside the input."""
         used = state["phase"].copy()
         return self.network.predict_batch(x, used), {"phase_used": used}
-
-    def advance(self, state: dict, out: dict, stand_amount: np.ndarray) -> None:
-        state["phase"] = (state["phase"] + (0.9 * stand_amount + 0.1) * TWO_PI * out["phase_step"]) % TWO_PI
 
     @staticmethod
     def describe(used: dict[str, np.ndarray], character: int) -> str:
         """Words for a failure report: what the network was evaluated at."""
         return f"phase {used['phase_used'][character]:.3f}"
 
-    def snapshot(self, state: dict, index) -> dict[str, np.ndarray]:
-        return {"phase": np.array(state["phase"][index], np.float64)}
 
-    def restore(self, state: dict, snapshot: dict, index) -> None:
-        state["phase"][index] = snapshot["phase"]
+class ExpertPolicy(_PhaseCarrier):
+    """The mode-adaptive network: its gate blends the experts from the input alone. The phase it
+    predicts (its phase-step output, trained as the PFNN's) is carried for the HUD and recordings,
+    never fed back; what the last step used is the gate's expert weights."""
+
+    kind = "mann"
+
+    def evaluate(self, x: np.ndarray, state: dict) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        y = self.network.predict_batch(x)
+        return y, {"experts_used": self.network.gate_weights}
+
+    @staticmethod
+    def describe(used: dict[str, np.ndarray], character: int) -> str:
+        weights = used["experts_used"][character]
+        return "expert weights " + " ".join(f"{w:.2f}" for w in weights)
 
 
-POLICIES = {PhasePolicy.kind: PhasePolicy}
+POLICIES = {policy.kind: policy for policy in (PhasePolicy, ExpertPolicy)}
 
 
 def policy_for(network):

@@ -18,11 +18,14 @@
   trajectory_gaits       (T, 12, 6)  world space on the terrain, after the step
   inputs                 (T, 13)     float64: the whole input of each step, columns INPUT_COLUMNS,
                                      with the camera's yaw and pitch as the step used them
-  frame_mode             (T,)        network mode of each step, an index into mode_names
+  frame_mode             (T,)        network mode of each step, an index into mode_names (-1: a
+                                     network without modes, such as a MANN)
   start_*                            the controller's state before the first step (Controller.state)
   joint_names, parents   (31,)       the skeleton; rest_offsets (31, 3) its rest offsets
   mode_names             (3,)        constant, linear, cubic
-  scene, mode, network   ()          scene name, network mode at the start, network provenance
+  scene, mode, network   ()          scene name, network mode at the start ("" where the network
+                                     has none), network provenance
+  network_kind           ()          the controller kind: pfnn, mann
 
 A crowd of N characters (`run --characters N`) is recorded with a leading character axis: every
 per-frame key above is (N, T, ...) instead of (T, ...), `inputs` (N, T, 13) (the others' rows hold
@@ -68,7 +71,8 @@ class Recorder:
         """With `controller`, the recording also keeps its state before the first step (for replays)."""
         self._frames: dict[str, list] = {key: [] for key in _PER_FRAME}
         self._inputs: list[np.ndarray] = []
-        self._modes: list[str] = []
+        self._modes: list[str | None] = []
+        self.network_kind = controller.network.kind if controller is not None else "pfnn"
         self.start_state = controller.state() if controller is not None else None
 
     def __len__(self) -> int:
@@ -102,6 +106,7 @@ class Recorder:
                      controls.zoom, camera.yaw, camera.pitch)
         self._inputs.append(inputs)
         self._modes.append(controller.network.mode)
+        self.network_kind = controller.network.kind
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Per-frame arrays (T, ...) of one character, or (N, T, ...) of a crowd of N."""
@@ -110,14 +115,14 @@ class Recorder:
         characters = arrays["inputs"].shape[1] if len(self) else 1
         for key in _PER_FRAME + ("inputs",):
             arrays[key] = arrays[key][:, 0] if characters == 1 else np.swapaxes(arrays[key], 0, 1)
-        arrays["frame_mode"] = np.asarray([MODES.index(mode) for mode in self._modes], np.int8)
+        arrays["frame_mode"] = np.asarray([MODES.index(mode) if mode in MODES else -1 for mode in self._modes], np.int8)
         if characters > 1:
             arrays["characters"] = np.int32(characters)
         return arrays
 
     @property
     def first_mode(self) -> str:
-        return self._modes[0] if self._modes else ""
+        return (self._modes[0] or "") if self._modes else ""
 
     def save(self, path: str | Path, scene: str, mode: str, network: str, body=None) -> Path:
         """Write the recording; the file's extension chooses the format: .npz (everything), .bvh
@@ -150,7 +155,8 @@ class Recorder:
                 np.savez_compressed(path, fps=np.int32(FPS), joint_names=np.array(JOINT_NAMES), parents=PARENTS,
                                     mode_names=np.array(MODES),
                                     rest_offsets=REST_OFFSETS, scene=np.str_(scene), mode=np.str_(mode),
-                                    network=np.str_(network), **arrays, **start)
+                                    network=np.str_(network), network_kind=np.str_(self.network_kind),
+                                    **arrays, **start)
         except OSError as error:
             raise RecordingError(f"cannot write the recording ({error.strerror or error})", path) from None
         return path
@@ -323,9 +329,12 @@ class RecordedInput:
         state.ik = state.ik and self._ik
         return state
 
-    def mode(self, frame: int) -> str:
+    def mode(self, frame: int) -> str | None:
+        """The network mode frame `frame` was played in; None for a network without modes."""
         names = [str(name) for name in self.recording.arrays.get("mode_names", MODES)]
         index = int(self.recording.arrays["frame_mode"][min(frame, self.frames - 1)])
+        if index == -1:
+            return None
         if not 0 <= index < len(names) or names[index] not in MODES:
             raise RecordingError(f"frame {frame} names an unknown network mode ({index})", self.recording.path)
         return names[index]
@@ -338,5 +347,6 @@ class RecordedInput:
                 controller.restore(start)
             except (KeyError, ValueError) as error:
                 raise RecordingError(f"its start state is damaged ({error})", self.recording.path) from None
-        controller.network.set_mode(self.mode(0))
+        if controller.network.modes and self.mode(0) is not None:
+            controller.network.set_mode(self.mode(0))
 

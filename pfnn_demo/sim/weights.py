@@ -172,7 +172,8 @@ def save_npz(weights: NetworkWeights, path: str | Path) -> None:
     )
 
 
-def load_npz(path: str | Path) -> NetworkWeights:
+def read_npz_arrays(path: str | Path) -> dict[str, np.ndarray]:
+    """Every array of a network .npz, after the checks every kind shares (readable, not newer)."""
     path = Path(path)
     if not path.is_file():
         raise WeightsError("no such weights file", path)
@@ -181,13 +182,31 @@ def load_npz(path: str | Path) -> NetworkWeights:
             contents = {key: data[key] for key in data.files}
     except Exception as error:  # zipfile, pickle and value errors all mean "not a readable npz"
         raise WeightsError(f"not a readable .npz file ({error.__class__.__name__}: {error})", path) from None
-    missing = [key for key in LAYERS + NORMALISATION if key not in contents]
-    if missing:
-        raise WeightsError(f"missing arrays {', '.join(missing)}", path)
     version = int(contents.get("format_version", FORMAT_VERSION))
     if version > FORMAT_VERSION:
         raise WeightsError(f"format version {version} is newer than this pfnn-demo understands "
                            f"({FORMAT_VERSION}); upgrade pfnn-demo", path)
+    return contents
+
+
+def npz_kind(contents: dict) -> str:
+    """The controller kind a network file declares; files without one are PFNNs."""
+    return str(contents["kind"]) if "kind" in contents else "pfnn"
+
+
+def load_npz(path: str | Path) -> NetworkWeights:
+    path = Path(path)
+    contents = read_npz_arrays(path)
+    return pfnn_from_arrays(contents, path)
+
+
+def pfnn_from_arrays(contents: dict, path: Path) -> NetworkWeights:
+    """NetworkWeights from the arrays of a PFNN .npz."""
+    if npz_kind(contents) != "pfnn":
+        raise WeightsError(f"a network of kind {npz_kind(contents)!r}, not a phase-functioned network", path)
+    missing = [key for key in LAYERS + NORMALISATION if key not in contents]
+    if missing:
+        raise WeightsError(f"missing arrays {', '.join(missing)}", path)
     weights = NetworkWeights(
         **{key: np.ascontiguousarray(contents[key], dtype=np.float32) for key in LAYERS + NORMALISATION},
         provenance=str(contents.get("provenance", "")),

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import PfnnError
+from ..sim.networks import describe_network
 from ..sim.phase_network import MODES
 from ..sim.recording import DEFAULT_RECORD_DIR, check_destination
-from .train.trainer import TrainConfig   # torch is imported only when training starts
+from .train.trainer import MODEL_DEFAULTS, TrainConfig   # torch is imported only when training starts
 
 SEED_MAX = 2 ** 32 - 1   # numpy seeds are unsigned 32-bit numbers
 SUBCOMMANDS = ("run", "replay", "screenshot", "make-terrain", "train", "retarget", "eval", "convert-weights",
@@ -31,11 +32,13 @@ With no subcommand, `pfnn-demo [options]` is `pfnn-demo run [options]`."""
 
 def _add_network_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--network", metavar="PATH",
-                        help="network weights: a .npz in the project format, or the original PFNN release "
-                             "folder (W0_000.bin ... b2_049.bin, Xmean.bin ...). Default: the shipped network")
-    parser.add_argument("--mode", choices=MODES, default="cubic",
-                        help="how weights follow the phase: exact cubic Catmull-Rom (default), linear "
-                             "between 10 samples, or constant over 50 samples (the original demo)")
+                        help="network weights: a .npz in the project format of any controller kind (a PFNN, "
+                             "or a MANN such as network/mann.npz), or the original PFNN release folder "
+                             "(W0_000.bin ... b2_049.bin, Xmean.bin ...). Default: the shipped PFNN")
+    parser.add_argument("--mode", choices=MODES, default=None,
+                        help="a PFNN's way for the weights to follow the phase: exact cubic Catmull-Rom "
+                             "(default), linear between 10 samples, or constant over 50 samples (the original "
+                             "demo). Other kinds have no modes")
 
 
 def _add_character_options(parser: argparse.ArgumentParser, window: bool = False) -> None:
@@ -175,7 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     trainer = commands.add_parser(
         "train", help="train a network from motion clips (needs the 'train' extra: PyTorch)",
         description="Label the clips (contacts, phase, gait), build the training windows with mirrors, "
-                    "train the phase-functioned network and export it in the project's format.")
+                    "train a phase-functioned network (or with --model mann a mode-adaptive network) and export it "
+                    "in the project's format.")
     trainer.add_argument("--data", required=True, action="append", metavar="DIR",
                          help="folder of motion clips, subfolders included (repeat for several): .bvh clips in the "
                               "31-joint CMU hierarchy, CMU .amc clips with their subject's .asf beside them, "
@@ -183,11 +187,19 @@ def build_parser() -> argparse.ArgumentParser:
                               "(see data/README.md). The shipped network: --data data/cmu --data data/motions")
     trainer.add_argument("--out", required=True, metavar="FILE.npz", help="network to write")
     recipe = TrainConfig()   # the defaults live in one place
-    trainer.add_argument("--epochs", type=_integer(1), default=recipe.epochs, help="passes over the data (default %(default)s)")
-    trainer.add_argument("--hidden", type=_integer(1), default=recipe.hidden, help="hidden units per layer (default %(default)s)")
+    mann = MODEL_DEFAULTS["mann"]
+    trainer.add_argument("--model", choices=tuple(MODEL_DEFAULTS), default="pfnn",
+                         help="the controller kind to train: pfnn (the phase-functioned network, default) or mann "
+                              "(the mode-adaptive network: experts blended by a gating network, no phase input)")
+    trainer.add_argument("--epochs", type=_integer(1), default=None,
+                         help=f"passes over the data (default {recipe.epochs}; {mann['epochs']} for a MANN)")
+    trainer.add_argument("--hidden", type=_integer(1), default=None,
+                         help=f"hidden units per layer (default {recipe.hidden}; {mann['hidden']} for a MANN)")
+    trainer.add_argument("--experts", type=_integer(2), default=recipe.experts,
+                         help="a MANN's experts (default %(default)s)")
     trainer.add_argument("--batch-size", type=_integer(1), default=recipe.batch_size, help="mini-batch size (default %(default)s)")
     trainer.add_argument("--learning-rate", type=_number(0.0, above=True), default=recipe.learning_rate,
-                         help="Adam step size (default %(default)s)")
+                         help="Adam's (a MANN: AdamW's) peak step size (default %(default)s)")
     trainer.add_argument("--input-noise", type=_number(0.0), default=recipe.input_noise,
                          help="std of noise added to the normalised inputs while training, for robustness "
                               "to the demo's own feedback (default %(default)s; 0 is the paper's recipe)")
@@ -220,7 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "script names, else plaza)")
     evaluate.add_argument("--raw-bones", action="store_true",
                           help="draw the network's raw poses instead of keeping the rest bone lengths")
-    evaluate.add_argument("--mode", choices=MODES, default="cubic", help="network mode (default cubic)")
+    evaluate.add_argument("--mode", choices=MODES, default=None,
+                          help="the PFNNs' network mode (default cubic; other kinds have none)")
     evaluate.add_argument("--shake-sources", action="store_true",
                           help="also split each network's shaking (its raw pose above about 7.5 Hz, in the root's "
                                "frame) into the part the phase makes alone, the part its inputs make alone and "
@@ -322,16 +335,15 @@ def _make_terrain(args) -> int:
 def _evaluate(args) -> int:
     from .evaluation import evaluate, plot, shake_sources, snap_report, sources_table, table
     from ..sim.input_script import InputScript, example_scripts
-    from ..sim.phase_network import PhaseFunctionedNetwork
     from ..resources import default_network_path
+    from ..sim.networks import load_network_file
     from ..sim.scene import load_scene, scene_files
-    from ..sim.weights import load_weights
 
     paths = args.network or [str(default_network_path())]
     networks = {}
     for path in paths:
         label = Path(path).stem if Path(path).stem not in networks else path
-        networks[label] = PhaseFunctionedNetwork(load_weights(path), args.mode)
+        networks[label] = load_network_file(path, args.mode)
     names = args.script or list(example_scripts())
     scripts = {Path(name).stem: InputScript.load(name) for name in names}
     scenes: dict = {}
@@ -358,9 +370,12 @@ def _evaluate(args) -> int:
     print(snap_report(results))
     if args.shake_sources:
         print()
+        phased = {label: network for label, network in networks.items() if network.kind == "pfnn"}
         print(sources_table({case: {label: shake_sources(network, case_scene, script)
-                                    for label, network in networks.items()}
+                                    for label, network in phased.items()}
                              for case, (script, case_scene) in cases.items()}))
+        if len(phased) < len(networks):
+            print("(shaking sources are split for phase-functioned networks only)")
     written = plot(results, Path(args.plots))
     print(f"wrote {len(written)} charts to {args.plots}/")
     return 0
@@ -518,10 +533,12 @@ def _run(args) -> int:
     _quiet_libraries(args.verbose)
     from ..app.demo import Demo
     from ..app.window_app import run_window
+    from ..resources import default_network_path
 
     _load_character(args)   # reports a rig that cannot be driven before a window opens
     run_window(lambda ctx: Demo(ctx, network, scene, record_dir, formats, count, args.seed, args.character,
-                                args.character_map, args.character_dir), args.size, args.fullscreen,
+                                args.character_map, args.character_dir,
+                                args.network or default_network_path()), args.size, args.fullscreen,
                verbose=args.verbose)
     return 0
 
@@ -710,7 +727,7 @@ def _run_headless(args) -> int:
     recorder = Recorder(controller) if args.record else None
     who = "" if count == 1 else f", {count} characters"
     print(f"simulating {frames} frames ({frames / 60:.1f} s) of {source} in scene "
-          f"{scene.name!r}, {network.mode} mode{who}{', IK off' if args.no_ik else ''}", file=sys.stderr)
+          f"{scene.name!r}, {describe_network(network)}{who}{', IK off' if args.no_ik else ''}", file=sys.stderr)
     seconds, failure = simulate(controller, script, frames, recorder, progress=sys.stderr.isatty(), crowd=crowd)
     done = len(recorder) if recorder is not None else (controller.frame)
     print(f"{done} frames in {seconds:.2f} s ({done / max(seconds, 1e-9) / 60:.1f}x real time)", file=sys.stderr)

@@ -1,5 +1,5 @@
 """The HUD (original-demo.md: Debug drawing and HUD, plus text): stick and trigger, IK/DIR/RES, phase
-circle, FPS, scene and mode.
+circle (or a MANN's expert weights), FPS, scene and network.
 
 Drawn with pygame into a small transparent surface; the renderer composites it.
 """
@@ -11,6 +11,8 @@ import os
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
+
+from ...sim.networks import describe_network  # noqa: E402
 
 INK = (20, 20, 20, 255)
 PANEL = (255, 255, 255, 150)
@@ -54,20 +56,37 @@ class Hud:
             y = 22 + 28 * row
             s.blit(self.font.render(label, True, INK), (135, y - 8))
             pygame.draw.circle(s, colour, (185, y), 7)
-        # Phase circle.
-        pcentre = (250, 50)
-        pygame.draw.circle(s, INK, pcentre, 30, 2)
-        angle = controller.phase - math.pi / 2
-        pygame.draw.circle(s, RED, (int(pcentre[0] + 30 * math.cos(angle)), int(pcentre[1] + 30 * math.sin(angle))), 6)
-        s.blit(self.small.render("phase", True, INK), (pcentre[0] - 17, pcentre[1] - 6))
-        mode = controller.network.mode
+        experts = controller.expert_weights
+        if experts is None:
+            self._phase_circle(s, controller.phase)
+        else:
+            self._expert_bars(s, experts)
         count = controller.characters
         crowd = f"   {count} characters" if count > 1 else ""
-        s.blit(self.small.render(f"{fps:5.1f} fps   {scene_name}   {mode}{crowd}", True, INK), (12, 112))
+        s.blit(self.small.render(f"{fps:5.1f} fps   {scene_name}   {describe_network(controller.network)}{crowd}",
+                                 True, INK), (12, 112))
         if recording_seconds is not None:
             pygame.draw.circle(s, RED, (142, 98), 6)
             s.blit(self.small.render(f"REC {recording_seconds:.1f} s", True, RED), (152, 92))
         return s
+
+    def _phase_circle(self, s: pygame.Surface, phase: float) -> None:
+        pcentre = (250, 50)
+        pygame.draw.circle(s, INK, pcentre, 30, 2)
+        angle = phase - math.pi / 2
+        pygame.draw.circle(s, RED, (int(pcentre[0] + 30 * math.cos(angle)), int(pcentre[1] + 30 * math.sin(angle))), 6)
+        s.blit(self.small.render("phase", True, INK), (pcentre[0] - 17, pcentre[1] - 6))
+
+    def _expert_bars(self, s: pygame.Surface, weights) -> None:
+        """The gate's weight of each expert as a bar (where a PFNN shows its phase)."""
+        left, bottom, height, width = 212, 82, 60, 76
+        bar = max(2, width // len(weights) - 2)
+        for k, weight in enumerate(weights):
+            filled = int(round(height * float(weight)))
+            x = left + k * (bar + 2)
+            pygame.draw.rect(s, INK, (x, bottom - height, bar, height), 1)
+            pygame.draw.rect(s, RED, (x, bottom - filled, bar, filled))
+        s.blit(self.small.render("experts", True, INK), (left + 8, bottom + 2))
 
     def note(self, text: str) -> pygame.Surface:
         """A one-line message (a pad plugged in, a file written) on a panel as wide as it needs."""

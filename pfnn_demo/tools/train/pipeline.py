@@ -18,7 +18,7 @@ from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_
                         running_jump, side_step, hold_standing, one_shot_variations, plant_feet, reversals,
                         setting_off_frames, speed_changes, stops, time_warp, transition, TURNING_START_ANGLES,
                         turning_start, variations)
-from .trainer import TrainConfig, export, train
+from .trainer import export, recipe, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
                        "The database was created with funding from NSF EIA-0196217.")
@@ -400,19 +400,22 @@ def train_from_folder(args, log=None) -> Path:
         if not np.all(np.isfinite(array)):
             raise PfnnError(f"the training {name} hold NaN or infinite values: a clip is broken", folder)
     norm = normalisation(X, Y)
-    config = TrainConfig(hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
-                         learning_rate=args.learning_rate, input_noise=args.input_noise,
-                         phase_noise=args.phase_noise, pose_noise=args.pose_noise, seed=args.seed,
-                         device=args.device)
+    model_kind = getattr(args, "model", "pfnn")
+    config = recipe(model_kind, hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
+                    learning_rate=args.learning_rate, input_noise=args.input_noise,
+                    phase_noise=args.phase_noise, pose_noise=args.pose_noise, seed=args.seed,
+                    device=args.device, experts=getattr(args, "experts", None))
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
                            resume=args.resume, progress=sys.stderr.isatty(), log=log)
     names = ", ".join(c.name for c in clips)
     sources = {c.source for c in clips}
-    provenance = (f"Trained by pfnn-demo from {len(clips)} clips ({names}) with synthesised variations "
+    kind = (f"A mode-adaptive network (MANN: {config.experts} experts, a gate of two layers of "
+            f"{config.gate_hidden}, AdamW with weight decay {config.weight_decay}). " if model_kind == "mann" else "")
+    provenance = (kind + f"Trained by pfnn-demo from {len(clips)} clips ({names}) with synthesised variations "
                   f"and mirrors; {config.epochs} epochs, input noise {config.input_noise}, "
                   + (f"pose noise {config.pose_noise}, " if config.pose_noise is not None else "")
-                  + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 else "")
+                  + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 and model_kind == "pfnn" else "")
                   + ("with the jumps over bars, " if jumps else "")
                   + f"hidden {config.hidden}, seed {config.seed}."
                   + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")

@@ -60,6 +60,25 @@ class TrainConfig:
     pose_noise: float | None = 0.3
     seed: int = 23456
     device: str = "cpu"
+    # The controller kind to train: "pfnn", or "mann" (the mode-adaptive network: `experts`
+    # experts blended by a gate of two hidden layers of `gate_hidden` units, AdamW with
+    # `weight_decay`; no phase goes in, so phase_noise does not apply).
+    model: str = "pfnn"
+    experts: int = 8
+    gate_hidden: int = 64
+    weight_decay: float = 2.5e-3
+
+
+# What differs from the PFNN recipe above when training a MANN. The paper's two hidden layers of
+# 512; 8 epochs (not 20) keep training within two hours on two CPU cores: each window costs
+# eight experts of 512 units, five times the PFNN's four control points of 256.
+MODEL_DEFAULTS = {"pfnn": {}, "mann": {"hidden": 512, "epochs": 8}}
+
+
+def recipe(model: str = "pfnn", **changes) -> TrainConfig:
+    """The training recipe of controller kind `model`, with `changes` (None values ignored)."""
+    settings = {**MODEL_DEFAULTS[model], **{k: v for k, v in changes.items() if v is not None}}
+    return TrainConfig(model=model, **settings)
 
 
 def build_model(torch, input_size: int, output_size: int, hidden: int, keep: float):
@@ -96,6 +115,48 @@ def build_model(torch, input_size: int, output_size: int, hidden: int, keep: flo
     return PhaseFunctionedModel()
 
 
+def build_mann_model(torch, input_size: int, output_size: int, config: TrainConfig, gate_inputs):
+    nn = torch.nn
+    hidden, experts = config.hidden, config.experts
+
+    class ModeAdaptiveModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            sizes = [(input_size, hidden), (hidden, hidden), (hidden, output_size)]
+            self.weights = nn.ParameterList()
+            self.biases = nn.ParameterList()
+            for n_in, n_out in sizes:
+                bound = math.sqrt(6.0 / (n_in * n_out))
+                self.weights.append(nn.Parameter(torch.empty(experts, n_out, n_in).uniform_(-bound, bound)))
+                self.biases.append(nn.Parameter(torch.zeros(experts, n_out)))
+            self.register_buffer("gate_inputs", torch.as_tensor(gate_inputs, dtype=torch.long))
+            self.gate = nn.Sequential(nn.Linear(len(gate_inputs), config.gate_hidden), nn.ELU(),
+                                      nn.Linear(config.gate_hidden, config.gate_hidden), nn.ELU(),
+                                      nn.Linear(config.gate_hidden, experts))
+            self.dropout = nn.Dropout(1 - config.keep_probability)
+
+        def blend(self, x):
+            """x (B, in) normalised -> (B, K) the experts' weights."""
+            return torch.softmax(self.gate(self.dropout(x[:, self.gate_inputs])), dim=1)
+
+        def forward(self, x, phase=None):
+            """x (B, in) normalised -> (B, out) normalised (`phase` is not read)."""
+            blend = self.blend(x)
+            h = x
+            for depth, (w, b) in enumerate(zip(self.weights, self.biases)):
+                h = self.dropout(h)
+                per_expert = torch.einsum("koi,bi->kbo", w, h) + b[:, None, :]
+                h = torch.einsum("bk,kbo->bo", blend, per_expert)
+                if depth < 2:
+                    h = torch.nn.functional.elu(h)
+            return h
+
+        def l1(self):
+            return sum(w.abs().mean() for w in self.weights) / 6.0
+
+    return ModeAdaptiveModel()
+
+
 def catmull_rom(torch, phase):
     """(B,) phases in cycles -> (B, 4) control point weights (the runtime's basis)."""
     pscale = torch.remainder(phase, 1.0) * 4.0
@@ -124,8 +185,14 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     Pt = torch.as_tensor(P, dtype=torch.float32).to(config.device)
     noise = torch.as_tensor(input_noise_scale(X.shape[1], config)).to(config.device)
     noisy = bool(noise.any())
-    model = build_model(torch, X.shape[1], Y.shape[1], config.hidden, config.keep_probability).to(config.device)
-    optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    if config.model == "mann":
+        from ...sim.mann import GATE_INPUTS
+
+        model = build_mann_model(torch, X.shape[1], Y.shape[1], config, GATE_INPUTS).to(config.device)
+        optimiser = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    else:
+        model = build_model(torch, X.shape[1], Y.shape[1], config.hidden, config.keep_probability).to(config.device)
+        optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
     history, start_epoch = [], 0
     if resume and checkpoint is not None and checkpoint.is_file():
         state = torch.load(checkpoint, weights_only=False)
@@ -151,7 +218,7 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
                 if noisy:   # robustness to the runtime's own, imperfect feedback
                     inputs = inputs + noise * torch.randn_like(inputs)
                 phases = Pt[index]
-                if config.phase_noise > 0:
+                if config.phase_noise > 0 and config.model == "pfnn":
                     phases = phases + config.phase_noise * torch.randn_like(phases)
                 prediction = model(inputs, phases)
                 loss = torch.mean((prediction - Yn[index]) ** 2) + config.l1 * model.l1()
@@ -213,9 +280,11 @@ def evaluate(model, X, Y, P, normalisation, config: TrainConfig) -> float:
 EVALUATION_BATCH = 65536   # validation windows per forward pass: bounds the memory it takes
 
 
-def export(model, normalisation, path: Path, provenance: str) -> NetworkWeights:
-    """Save the control points and normalisation in the project's .npz format."""
+def export(model, normalisation, path: Path, provenance: str):
+    """Save the weights and normalisation in the project's .npz format (the model's kind)."""
     x_mean, x_std, y_mean, y_std = normalisation
+    if hasattr(model, "gate"):
+        return _export_mann(model, normalisation, path, provenance)
     arrays = {}
     for layer, (w, b) in enumerate(zip(model.weights, model.biases)):
         arrays[f"W{layer}"] = w.detach().cpu().numpy().astype(np.float32)
@@ -224,6 +293,25 @@ def export(model, normalisation, path: Path, provenance: str) -> NetworkWeights:
                              heel_contacts=True)   # the automatic labels put heel strikes first
     path.parent.mkdir(parents=True, exist_ok=True)
     save_npz(weights, path)
+    return weights
+
+
+def _export_mann(model, normalisation, path: Path, provenance: str):
+    from ...sim.mann import MannWeights, save_mann
+
+    x_mean, x_std, y_mean, y_std = normalisation
+    arrays = {}
+    for layer, (w, b) in enumerate(zip(model.weights, model.biases)):
+        arrays[f"W{layer}"] = w.detach().cpu().numpy().astype(np.float32)
+        arrays[f"b{layer}"] = b.detach().cpu().numpy().astype(np.float32)
+    linears = [m for m in model.gate if hasattr(m, "weight")]
+    for layer, linear in enumerate(linears):
+        arrays[f"G{layer}"] = linear.weight.detach().cpu().numpy().astype(np.float32)
+        arrays[f"g{layer}"] = linear.bias.detach().cpu().numpy().astype(np.float32)
+    weights = MannWeights(**arrays, gate_inputs=model.gate_inputs.cpu().numpy(), Xmean=x_mean, Xstd=x_std,
+                          Ymean=y_mean, Ystd=y_std, provenance=provenance, heel_contacts=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_mann(weights, path)
     return weights
 
 

@@ -1,0 +1,50 @@
+"""Any controller's network from its file: the kind a file declares picks the reader and runtime.
+
+A network .npz says what it is in its `kind` array (files without one, and the original PFNN
+release folder, are phase-functioned networks). A new kind registers its reader (arrays ->
+weights) and runtime here, and its per-character state in policy.POLICIES.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import WeightsError
+from .mann import KIND as MANN, ModeAdaptiveNetwork, mann_from_arrays
+from .phase_network import PhaseFunctionedNetwork
+from .weights import load_original_folder, npz_kind, pfnn_from_arrays, read_npz_arrays
+
+KINDS = {
+    "pfnn": (pfnn_from_arrays, PhaseFunctionedNetwork),
+    MANN: (mann_from_arrays, ModeAdaptiveNetwork),
+}
+
+
+def load_network_file(path: str | Path, mode: str | None = None):
+    """The runtime of the network at `path` (a project .npz of any kind, or an original PFNN
+    release folder). `mode`: one of the runtime's `modes` (None: its default; kinds without
+    modes take only None)."""
+    path = Path(path)
+    if path.is_dir():
+        return PhaseFunctionedNetwork(load_original_folder(path), mode)
+    if not path.exists():
+        raise WeightsError("no such file or folder (give a .npz file or an original PFNN network folder)", path)
+    contents = read_npz_arrays(path)
+    kind = npz_kind(contents)
+    if kind not in KINDS:
+        raise WeightsError(f"a network of kind {kind!r}, which this pfnn-demo does not know "
+                           f"(it knows {', '.join(KINDS)}); upgrade pfnn-demo", path)
+    read, runtime = KINDS[kind]
+    weights = read(contents, path)
+    try:
+        return runtime(weights, mode)
+    except ValueError as error:
+        raise WeightsError(str(error), path) from None
+
+
+def describe_network(network) -> str:
+    """A few words for logs and the HUD: "cubic mode" for a PFNN, "MANN, 8 experts" for a MANN."""
+    if network.modes:
+        return f"{network.mode} mode"
+    experts = getattr(network, "experts", None)
+    return network.kind.upper() + (f", {experts} experts" if experts else "")

@@ -3,7 +3,7 @@
     python benchmarks/bench_crowd.py [--network PATH] [--scene plaza] [--sizes 1,8,32,64,128,256]
                                      [--draw 1,16,64] [--size 1280x720] [--seconds 5]
 
-Part 1, headless: for each network mode and crowd size N, the time of one tick of the batched step
+Part 1, headless: for each network mode (and the MANN, --mann) and crowd size N, the time of one tick of the batched step
 (all N characters wandering) and of the wander behaviour that feeds it, beside the time of N
 separate single-character steps (N one-character crowds stepped one after another under the same
 inputs), measured in the same run; the ratio is how much the batching saves.
@@ -39,6 +39,7 @@ import numpy as np  # noqa: E402
 from bench_network import choose_weights  # noqa: E402
 from pfnn_demo.sim.controls import Controls  # noqa: E402
 from pfnn_demo.sim.crowd import Crowd  # noqa: E402
+from pfnn_demo.sim.networks import load_network_file  # noqa: E402
 from pfnn_demo.sim.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
 from pfnn_demo.sim.scene import load_scene  # noqa: E402
 from pfnn_demo.sim.wander import CrowdBehaviour, open_ground, spawn_points  # noqa: E402
@@ -194,6 +195,9 @@ def main(argv=None) -> int:
     parser.add_argument("--character", default=str(shared_robot) if shared_robot.exists() else "",
                         help="a glTF rig for part 4 (default: the shared robot when present; empty: skip)")
     parser.add_argument("--skip-headless", action="store_true", help="only the drawing parts")
+    shipped_mann = Path(__file__).resolve().parents[1] / "network" / "mann.npz"
+    parser.add_argument("--mann", default=str(shipped_mann) if shipped_mann.exists() else "",
+                        help="a MANN whose crowd rows follow the PFNN's (default: network/mann.npz; empty: skip)")
     args = parser.parse_args(argv)
 
     weights, label = choose_weights(args.network)
@@ -207,8 +211,10 @@ def main(argv=None) -> int:
               "per character", "single / batched", "ticks per second (step + behaviour)")
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|")
-    for mode in [m for m in args.modes.split(",") if m]:
-        network = PhaseFunctionedNetwork(weights, mode)
+    networks = [(mode, PhaseFunctionedNetwork(weights, mode)) for mode in args.modes.split(",") if mode]
+    if args.mann and args.sizes:
+        networks.append(("MANN", load_network_file(args.mann)))
+    for mode, network in networks:
         for count in args.sizes:
             step, behave, single = time_crowd(network, scene, count, ground)
             print(f"| {mode} | {count} | {step:.2f} | {step / count:.3f} | {behave:.2f} | {single:.1f} | "

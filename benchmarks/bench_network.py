@@ -1,6 +1,7 @@
-"""Per-call time of the PFNN runtime in each mode, against a naive blend-then-multiply, same run.
+"""Per-call time of the PFNN runtime in each mode, against a naive blend-then-multiply, same run;
+then the MANN's call against the PFNN's cubic call for 1, 64 and 256 characters.
 
-    python benchmarks/bench_network.py [--network PATH] [--calls 3000]
+    python benchmarks/bench_network.py [--network PATH] [--mann PATH] [--calls 3000]
 
 Without --network it uses the original network from ../shared/reference when present (the
 numbers in the README), else the project's shipped network, else a random one of the same size.
@@ -23,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pfnn_demo.sim.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
 from pfnn_demo.resources import default_network_path  # noqa: E402
+from pfnn_demo.sim.mann import GATE_INPUTS, MannWeights, ModeAdaptiveNetwork  # noqa: E402
+from pfnn_demo.sim.networks import load_network_file  # noqa: E402
 from pfnn_demo.sim.weights import NetworkWeights, catmull_rom_weights, load_weights  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "pfnn_original" / "control_points.npz"
@@ -69,6 +72,73 @@ class NaiveNetwork:
         return h * w.Ystd + w.Ymean
 
 
+def random_mann(rng: np.random.Generator, experts: int = 8, sizes=(342, 512, 512, 311), gate: int = 64) -> MannWeights:
+    arrays = {}
+    for layer, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        arrays[f"W{layer}"] = rng.normal(0, 1 / np.sqrt(n_in), (experts, n_out, n_in)).astype(np.float32)
+        arrays[f"b{layer}"] = rng.normal(0, 0.1, (experts, n_out)).astype(np.float32)
+    for layer, (n_in, n_out) in enumerate(zip((len(GATE_INPUTS), gate, gate), (gate, gate, experts))):
+        arrays[f"G{layer}"] = rng.normal(0, 1 / np.sqrt(n_in), (n_out, n_in)).astype(np.float32)
+        arrays[f"g{layer}"] = np.zeros(n_out, np.float32)
+    return MannWeights(**arrays, gate_inputs=GATE_INPUTS, Xmean=np.zeros(sizes[0], np.float32),
+                       Xstd=np.ones(sizes[0], np.float32), Ymean=np.zeros(sizes[-1], np.float32),
+                       Ystd=np.ones(sizes[-1], np.float32), provenance="random benchmark MANN")
+
+
+def choose_mann(path: str | None) -> tuple[MannWeights, str]:
+    shipped = default_network_path().with_name("mann.npz")
+    if path or shipped.is_file():
+        return load_network_file(path or shipped).weights, str(path or shipped)
+    return random_mann(np.random.default_rng(0)), "random MANN of 8 experts of 512"
+
+
+class BlendPerCharacterMann(ModeAdaptiveNetwork):
+    """The other way to batch a MANN: blend each character's K expert matrices by its gate, then
+    multiply (K*out*in multiply-adds and an out*in matrix written per character)."""
+
+    def predict_batch(self, x, _unused=None):
+        w = self.weights
+        hidden = (np.atleast_2d(x).astype(np.float32) - self._x_mean) * self._x_scale
+        blend = self.gate(hidden).astype(np.float32)
+        out = np.empty((len(hidden), w.output_size), np.float32)
+        for row in range(len(hidden)):
+            h = hidden[row]
+            for depth, (weights, biases) in enumerate(w.expert_layers()):
+                h = np.tensordot(blend[row], weights, axes=1) @ h + blend[row] @ biases
+                if depth < 2:
+                    h = np.where(h > 0, h, np.expm1(np.minimum(h, 0)))
+            out[row] = h
+        return out * self._y_std + self._y_mean
+
+
+def time_batches(predict, x: np.ndarray, phases: np.ndarray, repeats: int) -> float:
+    """Median ms of predict(x, phases) over `repeats` calls."""
+    for _ in range(3):
+        predict(x, phases)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        predict(x, phases)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def mann_rows(weights: NetworkWeights, mann: MannWeights, calls: int) -> list[tuple]:
+    """(N, PFNN cubic ms, MANN ms, MANN blending per character ms) for N = 1, 64, 256."""
+    rng = np.random.default_rng(2)
+    pfnn = PhaseFunctionedNetwork(weights, "cubic")
+    stacked, per_character = ModeAdaptiveNetwork(mann), BlendPerCharacterMann(mann)
+    rows = []
+    for count in (1, 64, 256):
+        x = rng.normal(weights.Xmean, weights.Xstd * 0.5, (count, weights.input_size)).astype(np.float32)
+        phases = rng.uniform(0, 2 * np.pi, count)
+        repeats = max(calls // count, 10)
+        rows.append((count, time_batches(pfnn.predict_batch, x, phases, repeats),
+                     time_batches(stacked.predict_batch, x, phases, repeats),
+                     time_batches(per_character.predict_batch, x, phases, max(repeats // 10, 3))))
+    return rows
+
+
 def time_calls(predict, x: np.ndarray, calls: int, step: float) -> list[float]:
     for i in range(50):  # warm-up
         predict(x, i * step)
@@ -85,6 +155,7 @@ def time_calls(predict, x: np.ndarray, calls: int, step: float) -> list[float]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--network", help="weights to time (.npz or original folder)")
+    parser.add_argument("--mann", help="MANN to time (default: network/mann.npz, else a random one of 8 experts of 512)")
     parser.add_argument("--calls", type=int, default=3000, help="timed calls per row (default 3000)")
     args = parser.parse_args(argv)
 
@@ -117,6 +188,15 @@ def main(argv=None) -> int:
     for mode, fixed, moving, p99, speedup_fixed, speedup_moving, tables, total in rows:
         print(f"| {mode} | {fixed:.3f} | {moving:.3f} | {p99:.3f} | {speedup_fixed:.1f} | {speedup_moving:.1f} "
               f"| {tables:.1f} | {total:.1f} |")
+
+    mann, mann_label = choose_mann(args.mann)
+    print(f"\nThe MANN ({mann_label}; {mann.experts} experts of {mann.W0.shape[1]}) against the PFNN above in cubic "
+          "mode, N characters in one batch (median ms per call; the crowd's path)\n")
+    header = ("N", "PFNN cubic", "MANN", "MANN / PFNN", "MANN blending weights per character")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" for _ in header) + "|")
+    for count, pfnn_ms, mann_ms, blend_ms in mann_rows(weights, mann, args.calls):
+        print(f"| {count} | {pfnn_ms:.3f} | {mann_ms:.3f} | {mann_ms / pfnn_ms:.2f}x | {blend_ms:.3f} |")
     return 0
 
 

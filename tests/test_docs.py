@@ -93,7 +93,7 @@ def quick_commands() -> list[tuple[str, list[str]]]:
 @pytest.mark.parametrize("where,commands", quick_commands(), ids=[b[0] for b in quick_commands()])
 def test_the_guides_quick_commands_run(where, commands, tmp_path):
     assert commands, f"{where}: an empty runnable block"
-    for folder in ("data", "scripts", "heightmaps", "docs", "characters"):
+    for folder in ("data", "scripts", "heightmaps", "docs", "characters", "network"):
         (tmp_path / folder).symlink_to(REPO / folder)
     for command in commands:
         words = shlex.split(command)

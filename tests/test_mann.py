@@ -210,4 +210,4 @@ def test_the_shipped_mann_fits_the_size_limit_and_says_where_it_came_from():
     assert SHIPPED_MANN.stat().st_size <= 12 * 1024 * 1024
     network = load_network(SHIPPED_MANN)
     assert network.kind == "mann" and network.experts == 8
-    assert "mode-adaptive" in network.weights.provenance and "CMU" in network.weights.provenance
+    assert "mode-adaptive" in network.weights.provenance and "mocap.cs.cmu.edu" in network.weights.provenance

@@ -81,19 +81,26 @@ def recipe(model: str = "pfnn", **changes) -> TrainConfig:
     return TrainConfig(model=model, **settings)
 
 
+def weight_sets(torch, count: int, sizes: list[int]):
+    """`count` weight sets per layer of a network of layer sizes `sizes` (the PFNN's control
+    points, the MANN's experts): (weights (count, out, in), biases (count, out)) parameter lists,
+    uniform in +-sqrt(6 / (in * out)) and zero."""
+    nn = torch.nn
+    weights, biases = nn.ParameterList(), nn.ParameterList()
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        bound = math.sqrt(6.0 / (n_in * n_out))
+        weights.append(nn.Parameter(torch.empty(count, n_out, n_in).uniform_(-bound, bound)))
+        biases.append(nn.Parameter(torch.zeros(count, n_out)))
+    return weights, biases
+
+
 def build_model(torch, input_size: int, output_size: int, hidden: int, keep: float):
     nn = torch.nn
 
     class PhaseFunctionedModel(nn.Module):
         def __init__(self):
             super().__init__()
-            sizes = [(input_size, hidden), (hidden, hidden), (hidden, output_size)]
-            self.weights = nn.ParameterList()
-            self.biases = nn.ParameterList()
-            for n_in, n_out in sizes:
-                bound = math.sqrt(6.0 / (n_in * n_out))
-                self.weights.append(nn.Parameter(torch.empty(4, n_out, n_in).uniform_(-bound, bound)))
-                self.biases.append(nn.Parameter(torch.zeros(4, n_out)))
+            self.weights, self.biases = weight_sets(torch, 4, [input_size, hidden, hidden, output_size])
             self.dropout = nn.Dropout(1 - keep)
 
         def forward(self, x, phase):
@@ -122,13 +129,7 @@ def build_mann_model(torch, input_size: int, output_size: int, config: TrainConf
     class ModeAdaptiveModel(nn.Module):
         def __init__(self):
             super().__init__()
-            sizes = [(input_size, hidden), (hidden, hidden), (hidden, output_size)]
-            self.weights = nn.ParameterList()
-            self.biases = nn.ParameterList()
-            for n_in, n_out in sizes:
-                bound = math.sqrt(6.0 / (n_in * n_out))
-                self.weights.append(nn.Parameter(torch.empty(experts, n_out, n_in).uniform_(-bound, bound)))
-                self.biases.append(nn.Parameter(torch.zeros(experts, n_out)))
+            self.weights, self.biases = weight_sets(torch, experts, [input_size, hidden, hidden, output_size])
             self.register_buffer("gate_inputs", torch.as_tensor(gate_inputs, dtype=torch.long))
             self.gate = nn.Sequential(nn.Linear(len(gate_inputs), config.gate_hidden), nn.ELU(),
                                       nn.Linear(config.gate_hidden, config.gate_hidden), nn.ELU(),

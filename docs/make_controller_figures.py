@@ -1,0 +1,112 @@
+"""Render the controller guide's figures: the PFNN and the MANN side by side under the same inputs
+(docs/controllers.png), and the MANN gate's expert weights through a stop-and-go and a jump
+(docs/mann_gate.png).
+
+    python docs/make_controller_figures.py [--pfnn network/pfnn.npz] [--mann network/mann.npz]
+
+Every picture is simulated headless and rendered offscreen (EGL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+import numpy as np
+
+from make_frame_strip import tile_screenshots
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+REPO = Path(__file__).resolve().parents[1]
+SHOTS = [  # (arguments of `pfnn-demo screenshot`, label)
+    (["--script", "stop_and_go", "--scene", "plaza", "--frames", "100", "--camera-yaw", "90"], "starting"),
+    (["--script", "stop_and_go", "--scene", "plaza", "--frames", "250", "--camera-yaw", "90"], "stopping"),
+    (["--script", "turn_180", "--scene", "plaza", "--frames", "150", "--camera-yaw", "90"], "turning round"),
+    (["--script", "crouch_through", "--scene", "tunnel", "--frames", "420"], "crouching in the tunnel"),
+    (["--script", "jump_bars", "--scene", "jumps", "--frames", "158", "--camera-yaw", "90"], "jumping a bar"),
+]
+GATE_CASES = [("stop_and_go", "plaza", 600), ("jump_bars", "jumps", 420)]
+EXPERT_COLOURS = [(70, 110, 200), (230, 140, 40), (60, 170, 90), (200, 60, 70), (140, 90, 190), (120, 80, 50),
+                  (220, 120, 180), (120, 120, 120), (180, 180, 50), (60, 180, 190)]
+
+
+def strip(out: Path, pfnn: str, mann: str) -> None:
+    rows = [[(arguments + ["--network", path, "--no-debug"], f"{name}: {label}") for arguments, label in SHOTS]
+            for name, path in (("PFNN", pfnn), ("MANN", mann))]
+    tile_screenshots(out, rows)
+
+
+def gate_traces(mann: str) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(case, expert weights (T, K), gait weights (T, 6)) of the player per case."""
+    from pfnn_demo.library import load_network
+    from pfnn_demo.sim.controller import Controller
+    from pfnn_demo.sim.input_script import InputScript
+    from pfnn_demo.sim.scene import load_scene
+
+    traces = []
+    for script_name, scene_name, frames in GATE_CASES:
+        script = InputScript.load(script_name)
+        scene = load_scene(scene_name)
+        controller = Controller(load_network(mann), scene, starts=script.starts_in(scene))
+        experts, gaits = [], []
+        for frame in range(frames):
+            controller.step(script.state(frame))
+            experts.append(controller.expert_weights.copy())
+            gaits.append(np.asarray(controller.pose().gait, float))
+        traces.append((f"{script_name} @ {scene_name}", np.array(experts), np.array(gaits)))
+    return traces
+
+
+def gate_plot(out: Path, mann: str) -> None:
+    """Stacked expert weights over time, one panel per case, with the gait labels beneath."""
+    import pygame
+
+    from pfnn_demo.sim.features import GAIT_NAMES
+
+    pygame.font.init()
+    font = pygame.font.Font(None, 22)
+    traces = gate_traces(mann)
+    width, panel, band = 1100, 220, 18
+    surface = pygame.Surface((width, len(traces) * (panel + band + 50) + 40))
+    surface.fill((255, 255, 255))
+    top = 10
+    for case, experts, gaits in traces:
+        frames, count = experts.shape
+        surface.blit(font.render(f"{case}: the gate's expert weights (stacked) and the gait, "
+                                 f"{frames / 60:.0f} s", True, (0, 0, 0)), (10, top))
+        top += 24
+        left, plot_width = 60, width - 80
+        xs = left + np.arange(frames) * plot_width / max(frames - 1, 1)
+        cumulative = np.concatenate([np.zeros((frames, 1)), np.cumsum(experts, axis=1)], axis=1)
+        for k in range(count):
+            upper = top + panel * (1 - cumulative[:, k + 1])
+            lower = top + panel * (1 - cumulative[:, k])
+            points = list(zip(xs, upper)) + list(zip(xs[::-1], lower[::-1]))
+            pygame.draw.polygon(surface, EXPERT_COLOURS[k % len(EXPERT_COLOURS)], points)
+        pygame.draw.rect(surface, (0, 0, 0), (left, top, plot_width, panel), 1)
+        for second in range(int(frames / 60) + 1):
+            x = left + second * 60 * plot_width / max(frames - 1, 1)
+            surface.blit(font.render(f"{second}s", True, (90, 90, 90)), (x - 8, top + panel + band + 4))
+        gait = np.argmax(gaits, axis=1)
+        step = plot_width / max(frames - 1, 1)
+        for frame in range(frames):
+            shade = [255 - (255 - c) // 3 for c in EXPERT_COLOURS[(gait[frame] + 3) % len(EXPERT_COLOURS)]]
+            pygame.draw.rect(surface, shade, (int(xs[frame]), top + panel + 2, int(step) + 1, band - 2))
+        changes = [0] + [f for f in range(1, frames) if gait[f] != gait[f - 1]]
+        for frame in changes:
+            surface.blit(font.render(GAIT_NAMES[gait[frame]], True, (0, 0, 0)), (xs[frame] + 2, top + panel + 2))
+        top += panel + band + 26
+    pygame.image.save(surface, str(out))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pfnn", default=str(REPO / "network" / "pfnn.npz"))
+    parser.add_argument("--mann", default=str(REPO / "network" / "mann.npz"))
+    parser.add_argument("--out-dir", default=str(Path(__file__).parent), help="folder of the pictures")
+    options = parser.parse_args()
+    folder = Path(options.out_dir)
+    gate_plot(folder / "mann_gate.png", options.mann)
+    strip(folder / "controllers.png", options.pfnn, options.mann)
+    print(f"wrote {folder / 'mann_gate.png'} and {folder / 'controllers.png'}")

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import WeightsError
 from .features import GAITS, INPUT, SAMPLES
+from .phase_network import elu, normalisation_arrays
 from .skeleton import CANONICAL
 
 
@@ -125,15 +126,12 @@ class MannWeights:
 def save_mann(weights: MannWeights, path: str | Path, experts_dtype=np.float16) -> None:
     """The project's .npz with kind "mann"; the experts stored as `experts_dtype` (float16 halves
     the file; the runtime computes in float32 either way)."""
-    from .weights import FORMAT_VERSION
+    from .weights import npz_header
 
     weights.validate(path)
     arrays = {name: np.ascontiguousarray(getattr(weights, name), dtype=experts_dtype if name[0] == "W" else np.float32)
               for name in EXPERT_LAYERS + GATE_LAYERS + NORMALISATION}
-    np.savez_compressed(path, format_version=np.int32(FORMAT_VERSION), kind=np.str_(KIND),
-                        joint_count=np.int32(weights.joint_count),
-                        trajectory_samples=np.int32(weights.trajectory_samples),
-                        provenance=np.str_(weights.provenance), heel_contacts=np.bool_(weights.heel_contacts),
+    np.savez_compressed(path, **npz_header(weights, KIND),
                         gate_inputs=np.asarray(weights.gate_inputs, np.int64), **arrays)
 
 
@@ -152,10 +150,6 @@ def mann_from_arrays(contents: dict, path: Path) -> MannWeights:
         trajectory_samples=int(contents.get("trajectory_samples", 12)))
     weights.validate(path)
     return weights
-
-
-def _elu(values: np.ndarray) -> np.ndarray:
-    return np.where(values > 0, values, np.expm1(np.minimum(values, 0)))
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -180,10 +174,7 @@ class ModeAdaptiveNetwork:
     def __init__(self, weights: MannWeights, mode: str | None = None):
         self.set_mode(mode)
         self.weights = weights
-        self._x_mean = weights.Xmean.astype(np.float32)
-        self._x_scale = (1.0 / weights.Xstd.astype(np.float64)).astype(np.float32)
-        self._y_mean = weights.Ymean.astype(np.float32)
-        self._y_std = weights.Ystd.astype(np.float32)
+        self._x_mean, self._x_scale, self._y_mean, self._y_std = normalisation_arrays(weights)
         self._gate_inputs = np.asarray(weights.gate_inputs, np.int64)
         self._gate = [(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32)) for w, b in weights.gate_layers()]
         self._experts = []
@@ -217,7 +208,7 @@ class ModeAdaptiveNetwork:
         for depth, (w, b) in enumerate(self._gate):
             hidden = hidden @ w + b
             if depth < last:
-                hidden = _elu(hidden)
+                hidden = elu(hidden)
         return softmax(hidden)
 
     def predict_batch(self, x: np.ndarray, _unused=None) -> np.ndarray:
@@ -232,7 +223,7 @@ class ModeAdaptiveNetwork:
             products = (hidden @ stacked).reshape(len(hidden), experts, out)
             hidden = np.einsum("nk,nko->no", blend, products) + blend @ biases
             if depth < last:
-                hidden = _elu(hidden)
+                hidden = elu(hidden)
         return hidden * self._y_std + self._y_mean
 
     def predict(self, x: np.ndarray, _unused=None) -> np.ndarray:
@@ -254,11 +245,11 @@ def predict_naive(weights: MannWeights, x: np.ndarray) -> np.ndarray:
     for depth, (w, b) in enumerate(weights.gate_layers()):
         g = w.astype(np.float64) @ g + b
         if depth < 2:
-            g = _elu(g)
+            g = elu(g)
     blend = softmax(g)
     for depth, (w, b) in enumerate(weights.expert_layers()):
         matrix = np.tensordot(blend, w.astype(np.float64), axes=1)
         h = matrix @ h + blend @ b.astype(np.float64)
         if depth < 2:
-            h = _elu(h)
+            h = elu(h)
     return h * weights.Ystd + weights.Ymean

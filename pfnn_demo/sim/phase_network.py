@@ -53,6 +53,17 @@ def _constant_selection(phase: float, count: int) -> tuple[list[int], list[float
     return [min(int((phase % TWO_PI) * (count / TWO_PI) + SNAP), count - 1)], [1.0]
 
 
+def elu(values: np.ndarray) -> np.ndarray:
+    """ELU: v for v > 0, exp(v) - 1 otherwise (a new array)."""
+    return np.where(values > 0, values, np.expm1(np.minimum(values, 0)))
+
+
+def normalisation_arrays(weights) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """float32 (input mean, 1 / input deviation, output mean, output deviation) of any kind's weights."""
+    return (weights.Xmean.astype(np.float32), (1.0 / weights.Xstd.astype(np.float64)).astype(np.float32),
+            weights.Ymean.astype(np.float32), weights.Ystd.astype(np.float32))
+
+
 def _elu_(values: np.ndarray, scratch: np.ndarray) -> None:
     """In-place ELU: v for v > 0, exp(v) - 1 otherwise."""
     np.minimum(values, 0.0, out=scratch)
@@ -128,10 +139,7 @@ class PhaseFunctionedNetwork:
 
     def __init__(self, weights: NetworkWeights, mode: str | None = "cubic"):
         self.weights = weights
-        self._x_mean = weights.Xmean.astype(np.float32)
-        self._x_scale = (1.0 / weights.Xstd.astype(np.float64)).astype(np.float32)
-        self._y_mean = weights.Ymean.astype(np.float32)
-        self._y_std = weights.Ystd.astype(np.float32)
+        self._x_mean, self._x_scale, self._y_mean, self._y_std = normalisation_arrays(weights)
         self._x = np.empty(weights.input_size, dtype=np.float32)
         self.mode = ""
         self.set_mode(mode or self.default_mode)
@@ -209,7 +217,7 @@ class PhaseFunctionedNetwork:
         for depth, layer in enumerate(self._layers):
             hidden = layer.apply_batch(hidden, set_weights)
             if depth < last:
-                hidden = np.where(hidden > 0, hidden, np.expm1(np.minimum(hidden, 0)))
+                hidden = elu(hidden)
         return hidden * self._y_std + self._y_mean
 
     @property
@@ -234,5 +242,5 @@ def predict_naive(weights: NetworkWeights, x: np.ndarray, phase: float) -> np.nd
         bias = blend @ bias_points.astype(np.float64)
         h = matrix @ h + bias
         if depth < len(layers) - 1:
-            h = np.where(h > 0, h, np.expm1(np.minimum(h, 0)))
+            h = elu(h)
     return h * weights.Ystd + weights.Ymean

@@ -161,15 +161,15 @@ def save_npz(weights: NetworkWeights, path: str | Path) -> None:
     weights.validate(path)
     arrays = {name: np.ascontiguousarray(getattr(weights, name), dtype=np.float32)
               for name in LAYERS + NORMALISATION}
-    np.savez_compressed(
-        path,
-        format_version=np.int32(FORMAT_VERSION),
-        joint_count=np.int32(weights.joint_count),
-        trajectory_samples=np.int32(weights.trajectory_samples),
-        provenance=np.str_(weights.provenance),
-        heel_contacts=np.bool_(weights.heel_contacts),
-        **arrays,
-    )
+    np.savez_compressed(path, **npz_header(weights), **arrays)
+
+
+def npz_header(weights, kind: str | None = None) -> dict[str, np.ndarray]:
+    """The fields every kind's network file carries beside its arrays (`kind`: none for a PFNN)."""
+    return {"format_version": np.int32(FORMAT_VERSION), **({"kind": np.str_(kind)} if kind else {}),
+            "joint_count": np.int32(weights.joint_count),
+            "trajectory_samples": np.int32(weights.trajectory_samples), "provenance": np.str_(weights.provenance),
+            "heel_contacts": np.bool_(weights.heel_contacts)}
 
 
 def read_npz_arrays(path: str | Path) -> dict[str, np.ndarray]:

@@ -94,6 +94,19 @@ def weight_sets(torch, count: int, sizes: list[int]):
     return weights, biases
 
 
+def blended_layers(torch, model, x, blend):
+    """The three layers of `model` (its weight sets, biases and dropout) on x (B, in), each
+    layer's sets blended per sample by blend (B, K): each set's product, then the blend."""
+    h = x
+    for depth, (w, b) in enumerate(zip(model.weights, model.biases)):
+        h = model.dropout(h)
+        per_set = torch.einsum("koi,bi->kbo", w, h) + b[:, None, :]      # (K, B, out)
+        h = torch.einsum("bk,kbo->bo", blend, per_set)
+        if depth < 2:
+            h = torch.nn.functional.elu(h)
+    return h
+
+
 def build_model(torch, input_size: int, output_size: int, hidden: int, keep: float):
     nn = torch.nn
 
@@ -105,16 +118,7 @@ def build_model(torch, input_size: int, output_size: int, hidden: int, keep: flo
 
         def forward(self, x, phase):
             """x (B, in) normalised, phase (B,) in cycles -> (B, out) normalised."""
-            blend = catmull_rom(torch, phase)                     # (B, 4)
-            h = x
-            for depth, (w, b) in enumerate(zip(self.weights, self.biases)):
-                h = self.dropout(h)
-                # Each control point's product, blended per sample: (4, B, out) -> (B, out).
-                per_point = torch.einsum("koi,bi->kbo", w, h) + b[:, None, :]
-                h = torch.einsum("bk,kbo->bo", blend, per_point)
-                if depth < 2:
-                    h = torch.nn.functional.elu(h)
-            return h
+            return blended_layers(torch, self, x, catmull_rom(torch, phase))
 
         def l1(self):
             return sum(w.abs().mean() for w in self.weights) / 6.0
@@ -142,15 +146,7 @@ def build_mann_model(torch, input_size: int, output_size: int, config: TrainConf
 
         def forward(self, x, phase=None):
             """x (B, in) normalised -> (B, out) normalised (`phase` is not read)."""
-            blend = self.blend(x)
-            h = x
-            for depth, (w, b) in enumerate(zip(self.weights, self.biases)):
-                h = self.dropout(h)
-                per_expert = torch.einsum("koi,bi->kbo", w, h) + b[:, None, :]
-                h = torch.einsum("bk,kbo->bo", blend, per_expert)
-                if depth < 2:
-                    h = torch.nn.functional.elu(h)
-            return h
+            return blended_layers(torch, self, x, self.blend(x))
 
         def l1(self):
             return sum(w.abs().mean() for w in self.weights) / 6.0

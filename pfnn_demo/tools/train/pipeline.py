@@ -413,7 +413,7 @@ def train_from_folder(args, log=None) -> Path:
     kind = (f"A mode-adaptive network (MANN: {config.experts} experts, a gate of two layers of "
             f"{config.gate_hidden}, AdamW with weight decay {config.weight_decay}). " if model_kind == "mann" else "")
     provenance = (kind + f"Trained by pfnn-demo from {len(clips)} clips ({names}) with synthesised variations "
-                  f"and mirrors; {config.epochs} epochs, input noise {config.input_noise}, "
+                  f"and mirrors; {config.epochs} epoch{'s' if config.epochs != 1 else ''}, input noise {config.input_noise}, "
                   + (f"pose noise {config.pose_noise}, " if config.pose_noise is not None else "")
                   + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 and model_kind == "pfnn" else "")
                   + ("with the jumps over bars, " if jumps else "")

@@ -39,6 +39,7 @@ import numpy as np  # noqa: E402
 from bench_network import choose_weights  # noqa: E402
 from pfnn_demo.sim.controls import Controls  # noqa: E402
 from pfnn_demo.sim.crowd import Crowd  # noqa: E402
+from pfnn_demo.resources import shipped_network_path  # noqa: E402
 from pfnn_demo.sim.networks import load_network_file  # noqa: E402
 from pfnn_demo.sim.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
 from pfnn_demo.sim.scene import load_scene  # noqa: E402
@@ -195,7 +196,7 @@ def main(argv=None) -> int:
     parser.add_argument("--character", default=str(shared_robot) if shared_robot.exists() else "",
                         help="a glTF rig for part 4 (default: the shared robot when present; empty: skip)")
     parser.add_argument("--skip-headless", action="store_true", help="only the drawing parts")
-    shipped_mann = Path(__file__).resolve().parents[1] / "network" / "mann.npz"
+    shipped_mann = shipped_network_path("mann")
     parser.add_argument("--mann", default=str(shipped_mann) if shipped_mann.exists() else "",
                         help="a MANN whose crowd rows follow the PFNN's (default: network/mann.npz; empty: skip)")
     args = parser.parse_args(argv)

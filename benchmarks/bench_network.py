@@ -22,8 +22,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pfnn_demo.sim.phase_network import MODES, PhaseFunctionedNetwork  # noqa: E402
-from pfnn_demo.resources import default_network_path  # noqa: E402
+from pfnn_demo.sim.phase_network import MODES, PhaseFunctionedNetwork, elu  # noqa: E402
+from pfnn_demo.resources import default_network_path, shipped_network_path  # noqa: E402
 from pfnn_demo.sim.mann import GATE_INPUTS, MannWeights, ModeAdaptiveNetwork  # noqa: E402
 from pfnn_demo.sim.networks import load_network_file  # noqa: E402
 from pfnn_demo.sim.weights import NetworkWeights, catmull_rom_weights, load_weights  # noqa: E402
@@ -86,7 +86,7 @@ def random_mann(rng: np.random.Generator, experts: int = 8, sizes=(342, 512, 512
 
 
 def choose_mann(path: str | None) -> tuple[MannWeights, str]:
-    shipped = default_network_path().with_name("mann.npz")
+    shipped = shipped_network_path("mann")
     if path or shipped.is_file():
         return load_network_file(path or shipped).weights, str(path or shipped)
     return random_mann(np.random.default_rng(0)), "random MANN of 8 experts of 512"
@@ -106,7 +106,7 @@ class BlendPerCharacterMann(ModeAdaptiveNetwork):
             for depth, (weights, biases) in enumerate(w.expert_layers()):
                 h = np.tensordot(blend[row], weights, axes=1) @ h + blend[row] @ biases
                 if depth < 2:
-                    h = np.where(h > 0, h, np.expm1(np.minimum(h, 0)))
+                    h = elu(h)
             out[row] = h
         return out * self._y_std + self._y_mean
 

@@ -16,17 +16,19 @@ from ..errors import PfnnError
 from ..sim.networks import describe_network
 from ..sim.phase_network import MODES
 from ..sim.recording import DEFAULT_RECORD_DIR, check_destination
+from .train.pae import PhaseConfig
 from .train.trainer import MODEL_DEFAULTS, TrainConfig   # torch is imported only when training starts
 
 SEED_MAX = 2 ** 32 - 1   # numpy seeds are unsigned 32-bit numbers
-SUBCOMMANDS = ("run", "replay", "screenshot", "make-terrain", "train", "retarget", "eval", "convert-weights",
-               "character")
+SUBCOMMANDS = ("run", "replay", "screenshot", "make-terrain", "train", "train-phases", "plot-phases", "retarget",
+               "eval", "convert-weights", "character")
 
 DESCRIPTION = """\
 Phase-Functioned Neural Network character controller (Holden, Komura, Saito, SIGGRAPH 2017).
 
 Play the demo, simulate headless from a script, record and replay motion (.npz or BVH), render
-pictures offscreen, train and evaluate networks, or convert network weights.
+pictures offscreen, train and evaluate networks, learn the phase manifold of motion (DeepPhase),
+or convert network weights.
 With no subcommand, `pfnn-demo [options]` is `pfnn-demo run [options]`."""
 
 
@@ -219,6 +221,51 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--device", default="cpu", help="torch device (default cpu; cuda when you have one)")
     trainer.set_defaults(handler=_train)
 
+    phases = commands.add_parser(
+        "train-phases", help="learn the phase manifold of motion clips (DeepPhase's periodic autoencoder; "
+                             "needs the 'train' extra)",
+        description="Train a periodic autoencoder (DeepPhase, Starke et al. 2022) on one second of joint "
+                    "velocities around every frame of the clips, their synthesised variations and mirrors. "
+                    "Each latent channel is fitted with a sinusoid: its phase, frequency and amplitude give "
+                    "every frame its point on the phase manifold. The file holds the encoder and the manifold "
+                    "of every captured clip (docs/phase_manifold.md).")
+    phases.add_argument("--data", required=True, action="append", metavar="DIR",
+                        help="folder of motion clips, as for train (repeatable)")
+    phases.add_argument("--out", required=True, metavar="FILE.npz", help="phases file to write, e.g. network/phases.npz")
+    phase_recipe = PhaseConfig()
+    phases.add_argument("--channels", type=_integer(1, 32), default=phase_recipe.channels,
+                        help="latent phase channels M (default %(default)s)")
+    phases.add_argument("--window", type=_integer(5, 601), default=phase_recipe.window,
+                        help="samples per window, odd (default %(default)s)")
+    phases.add_argument("--step", type=_integer(1, 10), default=phase_recipe.step,
+                        help="frames (60 fps) from sample to sample (default %(default)s: the default window "
+                             "spans two seconds)")
+    phases.add_argument("--epochs", type=_integer(1), default=phase_recipe.epochs, help="epochs (default %(default)s)")
+    phases.add_argument("--windows-per-epoch", type=_integer(1), default=phase_recipe.windows_per_epoch,
+                        help="random windows trained on per epoch (default %(default)s)")
+    phases.add_argument("--batch-size", type=_integer(2), default=phase_recipe.batch_size,
+                        help="mini-batch size (default %(default)s)")
+    phases.add_argument("--learning-rate", type=_number(0.0, above=True), default=phase_recipe.learning_rate,
+                        help="AdamW's step size (default %(default)s)")
+    phases.add_argument("--seed", type=_integer(0, SEED_MAX), default=phase_recipe.seed,
+                        help="random seed (default %(default)s)")
+    phases.add_argument("--device", default="cpu", help="torch device (default cpu; cuda when you have one)")
+    phases.set_defaults(handler=_train_phases)
+
+    plot = commands.add_parser(
+        "plot-phases", help="draw the phase manifold of motion clips, and compare it with the contact phase",
+        description="Encode clips with a phases file (train-phases) and draw, for each chosen clip, every "
+                    "channel's phase, amplitude and frequency over time, and a 2D projection of the manifold "
+                    "of all the clips coloured by clip. Prints a table per clip of how the strongest "
+                    "channel follows the PFNN's contact phase labels.")
+    plot.add_argument("destination", metavar="OUT.png", help="picture to write")
+    plot.add_argument("--data", required=True, action="append", metavar="DIR", help="folder of motion clips (repeatable)")
+    plot.add_argument("--phases", metavar="FILE.npz", default=None,
+                      help="phases file (default: the shipped network/phases.npz)")
+    plot.add_argument("--clip", action="append", metavar="NAME",
+                      help="a clip to draw over time (repeatable; default: a walk, a run, a start and a stop)")
+    plot.set_defaults(handler=_plot_phases)
+
     evaluate = commands.add_parser(
         "eval", help="compare networks on scripted play: foot skate, tracking, turns, phase, jitter, shake",
         description="Play each script headless with each network, print a table of quality metrics "
@@ -385,6 +432,26 @@ def _train(args) -> int:
     from .train.pipeline import train_from_folder
 
     train_from_folder(args)
+    return 0
+
+
+def _train_phases(args) -> int:
+    from .train.pipeline import train_phases_from_folder
+
+    if args.window % 2 == 0:
+        raise PfnnError(f"--window must be odd, so that a window has a centre frame (got {args.window})")
+    check_destination(args.out, (".npz",))
+    train_phases_from_folder(args)
+    return 0
+
+
+def _plot_phases(args) -> int:
+    from .plot_phases import plot_phases
+
+    check_destination(args.destination, (".png",))
+    table = plot_phases(args.data, args.destination, args.phases, args.clip)
+    print(table)
+    print(f"wrote {args.destination}")
     return 0
 
 

@@ -375,9 +375,9 @@ def held_out_clips(clips: list) -> list:
     return [group[-1] for group in by_category.values() if len(group) >= 2]
 
 
-def train_from_folder(args, log=None) -> Path:
-    log = log or (lambda text: print(text, file=sys.stderr))
-    folders = [Path(folder) for folder in (args.data if isinstance(args.data, list) else [args.data])]
+def clips_from_folders(data, log) -> list:
+    """The labelled clips of every folder in `data` (a folder or a list of them)."""
+    folders = [Path(folder) for folder in (data if isinstance(data, list) else [data])]
     for folder in folders:
         if not folder.is_dir():
             raise PfnnError("no such data folder", folder)
@@ -385,6 +385,13 @@ def train_from_folder(args, log=None) -> Path:
     for folder in folders:
         log(f"labelling clips in {folder}")
         clips += load_clips(folder, log)
+    return clips
+
+
+def train_from_folder(args, log=None) -> Path:
+    log = log or (lambda text: print(text, file=sys.stderr))
+    clips = clips_from_folders(args.data, log)
+    folder = Path(args.data[0] if isinstance(args.data, list) else args.data)
     held_out = held_out_clips(clips)
     training = [c for c in clips if not any(c is h for h in held_out)]
     jumps = not getattr(args, "no_jumps_over_bars", False)
@@ -423,4 +430,41 @@ def train_from_folder(args, log=None) -> Path:
     out = Path(args.out)
     export(model, norm, out, provenance)
     log(f"wrote {out} (final training loss {history[-1]['train_loss']:.4f})")
+    return out
+
+
+def train_phases_from_folder(args, log=None) -> Path:
+    """`pfnn-demo train-phases`: a periodic autoencoder on the clips of the data folders, their
+    synthesised variations and mirrors; the phases file caches the manifold of every captured
+    clip and its mirror."""
+    from ..phase_manifold import velocity_features
+    from .pae import PhaseConfig, export_phases, train_pae
+
+    log = log or (lambda text: print(text, file=sys.stderr))
+    clips = clips_from_folders(args.data, log)
+    held_out = held_out_clips(clips)
+    training = [c for c in clips if not any(c is h for h in held_out)]
+    features = [velocity_features(version.positions) for clip in extended(training)
+                for version in (clip, mirror_clip(clip))]
+    validation = [velocity_features(version.positions) for clip in held_out for version in (clip, mirror_clip(clip))]
+    config = PhaseConfig(**{k: v for k, v in vars(args).items()
+                            if k in PhaseConfig.__dataclass_fields__ and v is not None})
+    log(f"{sum(map(len, features))} frames (with mirrors) from {len(training)} clips and their variations"
+        + (f", {sum(map(len, validation))} validation frames from {len(held_out)} held-out clips" if validation else ""))
+    model, normalisation, history = train_pae(features, config, validation or None, progress=sys.stderr.isatty(),
+                                              log=log)
+    final = history[-1]
+    sources = {c.source for c in clips}
+    provenance = (f"A periodic autoencoder (DeepPhase) of {config.channels} channels over windows of "
+                  f"{config.window} samples, {config.step} frames apart, of joint velocities, trained by pfnn-demo from {len(clips)} clips "
+                  f"({', '.join(c.name for c in clips)}) with synthesised variations and mirrors; "
+                  f"{config.epochs} epochs of {config.windows_per_epoch} windows, seed {config.seed}; "
+                  f"reconstruction loss {final['train_loss']:.4f}"
+                  + (f", validation {final['validation_loss']:.4f}" if "validation_loss" in final else "") + "."
+                  + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")
+                  + (" " + CMU_ACKNOWLEDGEMENT if "cmu" in sources else ""))
+    captured = {version.name: velocity_features(version.positions) for clip in clips
+                for version in (clip, mirror_clip(clip))}
+    out = export_phases(model, normalisation, Path(args.out), provenance, captured, config.step, config.device)
+    log(f"wrote {out} (reconstruction loss {final['train_loss']:.4f})")
     return out

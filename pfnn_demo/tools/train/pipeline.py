@@ -18,7 +18,7 @@ from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_
                         running_jump, side_step, hold_standing, one_shot_variations, plant_feet, reversals,
                         setting_off_frames, speed_changes, stops, time_warp, transition, TURNING_START_ANGLES,
                         turning_start, variations)
-from .trainer import export, recipe, train
+from .trainer import _torch, export, recipe, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
                        "The database was created with funding from NSF EIA-0196217.")
@@ -390,6 +390,7 @@ def clips_from_folders(data, log) -> list:
 
 def train_from_folder(args, log=None) -> Path:
     log = log or (lambda text: print(text, file=sys.stderr))
+    _torch()   # without PyTorch, say so before a minute of labelling and synthesis
     clips = clips_from_folders(args.data, log)
     folder = Path(args.data[0] if isinstance(args.data, list) else args.data)
     held_out = held_out_clips(clips)
@@ -441,6 +442,7 @@ def train_phases_from_folder(args, log=None) -> Path:
     from .pae import PhaseConfig, export_phases, train_pae
 
     log = log or (lambda text: print(text, file=sys.stderr))
+    _torch()
     clips = clips_from_folders(args.data, log)
     held_out = held_out_clips(clips)
     training = [c for c in clips if not any(c is h for h in held_out)]

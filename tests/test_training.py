@@ -144,6 +144,34 @@ def test_eval_compares_networks(tmp_path, capsys, original_network_path):
     assert "| turn_180 | wall crossings | 0.00 | 0.00 |" in out
     row = next(line for line in out.splitlines() if "| turn_180 | bone length |" in line)
     assert all(float(value) < 2.0 for value in row.split("|")[3:5])      # kept within 2 %
+    # The second network judged against the first by the quality bars.
+    assert "Bars against original (" in out
+    assert "\n  pfnn: " in out and " of 1 cases miss a bar" in out
+
+
+def test_the_quality_bars_flag_exactly_what_passes_them():
+    from pfnn_demo.tools.evaluation import BARS, bar_report, missed_bars
+
+    reference = {"snaps": 40.0, "jitter": 500.0, "foot skate": 8.0, "turn time": 1.0, "tracking": 100.0,
+                 "standing feet": 0.5, "completed": 1.0, "wall crossings": 0.0}
+    assert missed_bars(reference, dict(reference)) == {}
+    at_the_bar = {"snaps": 60.0, "jitter": 650.0, "foot skate": 8.8, "turn time": 1.1, "tracking": 100.0,
+                  "standing feet": 1.0}
+    past_it = {"snaps": 61.0, "jitter": 651.0, "foot skate": 8.9, "turn time": 1.11, "tracking": 100.1,
+               "standing feet": 1.01}
+    bar_of = {"turn time": "turn time", "standing feet": "standing feet"}
+    for metric in at_the_bar:
+        assert missed_bars(reference, reference | {metric: at_the_bar[metric]}) == {}, metric
+        assert list(missed_bars(reference, reference | {metric: past_it[metric]})) == [bar_of.get(metric, metric)]
+    # Few snaps: ten more frames are allowed however few the yardstick had.
+    assert missed_bars(reference | {"snaps": 2.0}, reference | {"snaps": 12.0}) == {}
+    assert "snaps" in missed_bars(reference | {"snaps": 2.0}, reference | {"snaps": 13.0})
+    assert list(missed_bars(reference, reference | {"completed": 0.5})) == ["failure"]
+    assert list(missed_bars(reference, reference | {"wall crossings": 2.0})) == ["failure"]
+    assert len(BARS) == 7
+    results = {"a": {"ref": reference, "new": reference | {"jitter": 700.0}}, "b": {"ref": reference, "new": reference}}
+    report = bar_report(results)
+    assert "new: 1 of 2 cases miss a bar (jitter 1)" in report and "    a: jitter 1.40x" in report
 
 
 def test_category_labels_and_one_shot_clips_from_the_manifest():

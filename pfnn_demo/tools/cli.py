@@ -269,7 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser(
         "eval", help="compare networks on scripted play: foot skate, tracking, turns, phase, jitter, shake",
         description="Play each script headless with each network, print a table of quality metrics "
-                    "and write a bar chart per metric.")
+                    "and write a bar chart per metric. With several networks, every one after the first is "
+                    "then judged case by case against the first (give the original network first) by the "
+                    "project's quality bars: which cases miss which bar, and by how much.")
     evaluate.add_argument("--network", action="append", metavar="PATH",
                           help="a network to evaluate (repeat to compare; default: the shipped one)")
     evaluate.add_argument("--script", action="append", metavar="FILE",
@@ -380,7 +382,7 @@ def _make_terrain(args) -> int:
 
 
 def _evaluate(args) -> int:
-    from .evaluation import evaluate, plot, shake_sources, snap_report, sources_table, table
+    from .evaluation import bar_report, evaluate, plot, shake_sources, snap_report, sources_table, table
     from ..sim.input_script import InputScript, example_scripts
     from ..resources import default_network_path
     from ..sim.networks import load_network_file
@@ -415,6 +417,9 @@ def _evaluate(args) -> int:
     print(table(results))
     print()
     print(snap_report(results))
+    if len(networks) > 1:
+        print()
+        print(bar_report(results))
     if args.shake_sources:
         print()
         phased = {label: network for label, network in networks.items() if network.kind == "pfnn"}

@@ -233,6 +233,76 @@ def snap_report(results: dict) -> str:
     return "\n".join(lines) if lines else "no snapping frames"
 
 
+# The quality bars a controller is held to against a yardstick network (the original PFNN), case
+# by case: the project's issues set them. Each: (name, test of (yardstick's, candidate's metrics)
+# -> the candidate's figure where it misses, else None).
+STANDING_FEET_BAR = 1.0     # units/s
+
+
+def _ratio_bar(metric: str, limit: float):
+    def check(reference: dict, candidate: dict):
+        a, b = reference[metric], candidate[metric]
+        if not (math.isfinite(a) and math.isfinite(b)) or a <= 0:
+            return None
+        return f"{b / a:.2f}x" if b > limit * a else None
+    return check
+
+
+def _snap_bar(reference: dict, candidate: dict):
+    allowed = max(1.5 * reference["snaps"], reference["snaps"] + 10)
+    return f"{candidate['snaps']:.0f} frames (bar {allowed:.0f})" if candidate["snaps"] > allowed else None
+
+
+def _tracking_bar(reference: dict, candidate: dict):
+    a, b = reference["tracking"], candidate["tracking"]
+    return f"{b / a:.3f}x" if math.isfinite(a) and math.isfinite(b) and b > a else None
+
+
+def _standing_bar(reference: dict, candidate: dict):
+    value = candidate["standing feet"]
+    return f"{value:.2f} units/s" if math.isfinite(value) and value > STANDING_FEET_BAR else None
+
+
+def _failure_bar(reference: dict, candidate: dict):
+    problems = []
+    if not candidate["completed"] >= 1.0:
+        problems.append(f"failed at {100 * candidate['completed']:.0f} %")
+    if candidate["wall crossings"] > 0:
+        problems.append(f"{candidate['wall crossings']:.0f} wall crossings")
+    return ", ".join(problems) or None
+
+
+BARS = (("snaps", _snap_bar), ("jitter", _ratio_bar("jitter", 1.3)), ("foot skate", _ratio_bar("foot skate", 1.1)),
+        ("turn time", _ratio_bar("turn time", 1.1)), ("tracking", _tracking_bar),
+        ("standing feet", _standing_bar), ("failure", _failure_bar))
+BARS_TEXT = ("snapping frames at most max(1.5x, +10), jitter at most 1.3x, foot skate at most 1.1x, turn time "
+             "at most 1.1x, tracking no worse, standing feet at most 1 unit/s, no failure or wall crossing")
+
+
+def missed_bars(reference: dict, candidate: dict) -> dict[str, str]:
+    """{bar: the candidate's figure} for every bar the candidate's metrics miss against the reference's."""
+    return {name: figure for name, check in BARS if (figure := check(reference, candidate)) is not None}
+
+
+def bar_report(results: dict) -> str:
+    """Every network after the first judged case by case against the first (the yardstick): how
+    many cases miss a bar, by bar, and which cases miss what."""
+    labels = list(next(iter(results.values())).keys())
+    if len(labels) < 2:
+        return ""
+    reference = labels[0]
+    lines = [f"Bars against {reference} ({BARS_TEXT}):"]
+    for label in labels[1:]:
+        misses = {case: missed_bars(by_network[reference], by_network[label]) for case, by_network in results.items()}
+        missing = {case: bars for case, bars in misses.items() if bars}
+        counts = {name: sum(name in bars for bars in missing.values()) for name, _ in BARS}
+        summary = ", ".join(f"{name} {count}" for name, count in counts.items() if count)
+        lines.append(f"  {label}: {len(missing)} of {len(results)} cases miss a bar" + (f" ({summary})" if summary else ""))
+        for case, bars in missing.items():
+            lines.append(f"    {case}: " + ", ".join(f"{name} {figure}" for name, figure in bars.items()))
+    return "\n".join(lines)
+
+
 SOURCES = ("raw pose", "phase alone", "inputs alone", "together")
 
 

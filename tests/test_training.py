@@ -463,3 +463,23 @@ def test_root_motion_and_future_trajectory_weigh_more_in_the_loss(walk_clip):
     # Pose outputs keep their plain group spread.
     pose = OUTPUT["joint_positions"]
     assert np.allclose(y_std[pose], Y[:, pose].std(axis=0).mean(), rtol=1e-4)
+
+
+def test_blocks_beside_the_path_leave_the_path_flat_and_stand_at_its_sides():
+    from pfnn_demo.sim.features import INPUT
+    from pfnn_demo.tools.train.pipeline import load_clips, walked_path
+    from pfnn_demo.tools.train.database import clip_windows
+    from pfnn_demo.tools.train.synthesis import WallsBeside
+
+    walk = next(c for c in load_clips(REPO_DATA / "cmu", log=lambda text: None) if c.name == "143_32")
+    path = walked_path(walk)
+    walls = WallsBeside(path, np.random.default_rng(3))
+    assert np.all(walls(path[:, 0], path[:, 2]) == 0.0)                 # the feet stay on the flat
+    again = WallsBeside(path, np.random.default_rng(3))
+    X, _, _ = clip_windows(walk, walls)
+    flat, _, _ = clip_windows(walk)
+    assert np.array_equal(X[:, INPUT["height_centre"]], flat[:, INPUT["height_centre"]])
+    sides = np.concatenate([X[:, INPUT["height_side_pos"]], X[:, INPUT["height_side_neg"]]], axis=1)
+    assert sides.max() >= 20.0 and sides.max() <= 120.0 and np.mean(sides > 0) > 0.05
+    probe = path[::7] + np.array([25.0, 0.0, 25.0])
+    assert np.array_equal(walls(probe[:, 0], probe[:, 2]), again(probe[:, 0], probe[:, 2]))   # seeded

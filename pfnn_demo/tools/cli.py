@@ -215,6 +215,10 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--no-jumps-over-bars", action="store_true",
                          help="leave out the data's jumps taken over a bar, from standing and at walking and "
                               "jogging pace (they are in the shipped recipe)")
+    trainer.add_argument("--walls-share", type=_number(0.0, 1.0), default=None, metavar="SHARE",
+                         help="of the clips on flat ground, the share walked beside blocks 20-120 units high "
+                              "(streets and walls), which the terrain inputs at the trajectory's sides see "
+                              f"(default {recipe.walls_share:g}; docs/evaluation.md has a trial with 0.5)")
     trainer.add_argument("--seed", type=_integer(0, SEED_MAX), default=recipe.seed, help="random seed (default %(default)s)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")

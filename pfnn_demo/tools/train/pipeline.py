@@ -13,11 +13,11 @@ from ...motion.acclaim import load_amc
 from ...motion.bvh import read_bvh
 from ...motion.deepmimic import load_deepmimic
 from . import labels
-from .database import FPS, clip_from_motion, clip_windows, mirror_clip, normalisation
+from .database import FPS, clip_from_motion, clip_windows, extended_root, facing_yaw, mirror_clip, normalisation
 from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_cycles, on_terrain, over_a_bar,
                         running_jump, side_step, hold_standing, one_shot_variations, plant_feet, reversals,
                         setting_off_frames, speed_changes, stops, time_warp, transition, TURNING_START_ANGLES,
-                        turning_start, variations)
+                        turning_start, variations, WallsBeside)
 from .trainer import _torch, export, recipe, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
@@ -342,9 +342,17 @@ TERRAIN_SHARE = 0.5             # of the synthesised clips walked over rolling g
 TERRAIN_AMPLITUDE = (5.0, 30.0)  # units: gentle swells to steep hills
 
 
-def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def walked_path(clip) -> np.ndarray:
+    """The root's path as the training windows see it: carried on past both ends of the clip."""
+    positions = clip.positions.astype(np.float64)
+    return extended_root(positions[:, 0].copy(), np.unwrap(facing_yaw(positions)), clip.gaits)[0]
+
+
+def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True,
+            walls_share: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training windows of the extended clips and their mirrors, a share of them on random
-    rolling ground so that the terrain inputs carry information."""
+    rolling ground so that the terrain inputs carry information, and `walls_share` of the rest
+    on flat ground with blocks beside the path."""
     rng = np.random.default_rng(seed + 1)
     parts = []
     for clip in extended(clips, seed, jumps):
@@ -353,6 +361,8 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True) -> tupl
             if version.ground is None and rng.random() < TERRAIN_SHARE:
                 ground = RollingGround(rng, rng.uniform(*TERRAIN_AMPLITUDE))
                 parts.append(clip_windows(on_terrain(version, ground), ground))
+            elif version.ground is None and walls_share > 0 and rng.random() < walls_share:
+                parts.append(clip_windows(version, WallsBeside(walked_path(version), rng)))
             else:
                 parts.append(clip_windows(version))
     parts = [p for p in parts if len(p[0])]
@@ -396,9 +406,11 @@ def train_from_folder(args, log=None) -> Path:
     held_out = held_out_clips(clips)
     training = [c for c in clips if not any(c is h for h in held_out)]
     jumps = not getattr(args, "no_jumps_over_bars", False)
-    X, Y, P = windows(training, jumps=jumps)
+    walls_share = getattr(args, "walls_share", None)
+    walls_share = recipe(getattr(args, "model", "pfnn")).walls_share if walls_share is None else walls_share
+    X, Y, P = windows(training, jumps=jumps, walls_share=walls_share)
     try:
-        validation = windows(held_out, jumps=jumps) if held_out else None
+        validation = windows(held_out, jumps=jumps, walls_share=walls_share) if held_out else None
     except PfnnError:
         validation = None
         log("the held-out clips give no whole window: training without validation")
@@ -425,6 +437,7 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"pose noise {config.pose_noise}, " if config.pose_noise is not None else "")
                   + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 and model_kind == "pfnn" else "")
                   + ("with the jumps over bars, " if jumps else "")
+                  + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")
                   + f"hidden {config.hidden}, seed {config.seed}."
                   + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")
                   + (" " + CMU_ACKNOWLEDGEMENT if "cmu" in sources else ""))

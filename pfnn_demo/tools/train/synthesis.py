@@ -608,6 +608,46 @@ class RollingGround:
         return height
 
 
+class WallsBeside:
+    """Flat ground with blocks standing beside a path, as a street's buildings and walls: along
+    random stretches of the path, on its left, its right or both, ground `clearance` or more from
+    the path rises to a block 20-120 units high. The path itself stays on the flat, so the clip's
+    poses are unchanged; only the terrain inputs at the trajectory's sides see the blocks.
+
+    In play a character walks along walls and into corners, its side samples seeing the tops of
+    blocks tens of units above its feet. Trained on rolling ground alone, the network took such
+    heights for a slope: in the urban scene its raw pose shook in bursts, 4-5x the original's,
+    wherever the heights under its trajectory spanned 40-100 units."""
+
+    def __init__(self, path: np.ndarray, rng: np.random.Generator):
+        from scipy.spatial import cKDTree
+
+        self.path = np.asarray(path, np.float64)[:, [0, 2]]
+        self.tree = cKDTree(self.path)
+        step = np.linalg.norm(np.diff(self.path, axis=0), axis=1)
+        self.along = np.concatenate([[0.0], np.cumsum(step)])
+        tangent = np.gradient(self.path, axis=0)
+        self.tangent = tangent / np.maximum(np.linalg.norm(tangent, axis=1, keepdims=True), 1e-9)
+        length = self.along[-1]
+        count = max(1, int(round(length / 200.0)))
+        starts = rng.uniform(-50.0, max(length, 1.0), count)
+        self.stretches = [(start, start + rng.uniform(60.0, 300.0), rng.choice([-1, 1, 0]),
+                           rng.uniform(6.0, 22.0), rng.uniform(20.0, 120.0)) for start in starts]
+
+    def __call__(self, x, z):
+        x, z = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(z, np.float64))
+        points = np.stack([x.ravel(), z.ravel()], axis=1)
+        distance, nearest = self.tree.query(points)
+        offset = points - self.path[nearest]
+        side = np.sign(self.tangent[nearest, 0] * offset[:, 1] - self.tangent[nearest, 1] * offset[:, 0])
+        along = self.along[nearest]
+        height = np.zeros(len(points))
+        for start, stop, which, clearance, top in self.stretches:
+            inside = (along >= start) & (along <= stop) & (distance >= clearance) & ((which == 0) | (side == which))
+            height = np.where(inside, np.maximum(height, top), height)
+        return height.reshape(x.shape)
+
+
 def on_terrain(clip: Clip, ground) -> Clip:
     """The clip walked over `ground(x, z)`: each foot raised by the higher ground under its heel
     and toe (constant while planted), the body by the mean of the two, lowered further where a

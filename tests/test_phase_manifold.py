@@ -99,7 +99,8 @@ def test_the_learned_phase_follows_the_contact_phase(captured, manifolds):
 
 def test_the_numpy_encoder_is_the_trained_model_and_training_repeats(captured, tmp_path):
     pytest.importorskip("torch")
-    from pfnn_demo.tools.train.pae import PhaseConfig, cached_manifold, export_phases, train_pae
+    from pfnn_demo.tools.phase_manifold import cached_manifold
+    from pfnn_demo.tools.train.pae import PhaseConfig, export_phases, train_pae
 
     clips = [c for c in captured if c.name in ("35_17", "143_32")]
     features = [velocity_features(c.positions) for c in clips]

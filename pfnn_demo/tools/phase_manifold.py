@@ -170,6 +170,20 @@ class PhaseEncoder:
         return PhaseManifold(phase, frequency, amplitude, offset)
 
 
+def cached_manifold(encoder: PhaseEncoder, name: str) -> PhaseManifold | None:
+    """The manifold a phases file caches for clip `name`, or None."""
+    cache = encoder.cache
+    if "names" not in cache:
+        return None
+    names = [str(n) for n in cache["names"]]
+    if name not in names:
+        return None
+    k = names.index(name)
+    start = int(np.sum(cache["frames"][:k]))
+    frames = slice(start, start + int(cache["frames"][k]))
+    return PhaseManifold(*(cache[field][frames] for field in ("phase", "frequency", "amplitude", "offset")))
+
+
 def window_seconds(window: int, step: int) -> float:
     """Seconds from a window's first sample to its last: the time axis of its sinusoids."""
     return (window - 1) * step / FPS

@@ -226,16 +226,3 @@ def export_phases(model, normalisation, path: Path, provenance: str, clips: dict
     PhaseEncoder.load(path)   # written as it will be read
     return path
 
-
-def cached_manifold(encoder: PhaseEncoder, name: str) -> PhaseManifold | None:
-    """The manifold a phases file caches for clip `name`, or None."""
-    cache = encoder.cache
-    if "names" not in cache:
-        return None
-    names = [str(n) for n in cache["names"]]
-    if name not in names:
-        return None
-    k = names.index(name)
-    start = int(np.sum(cache["frames"][:k]))
-    frames = slice(start, start + int(cache["frames"][k]))
-    return PhaseManifold(*(cache[field][frames] for field in ("phase", "frequency", "amplitude", "offset")))

@@ -3,7 +3,8 @@
     python benchmarks/bench_crowd.py [--network PATH] [--scene plaza] [--sizes 1,8,32,64,128,256]
                                      [--draw 1,16,64] [--size 1280x720] [--seconds 5]
 
-Part 1, headless: for each network mode (and the MANN, --mann) and crowd size N, the time of one tick of the batched step
+Part 1, headless: for each network mode (and the MANN, --mann, and DeepPhase, --deepphase) and
+crowd size N, the time of one tick of the batched step
 (all N characters wandering) and of the wander behaviour that feeds it, beside the time of N
 separate single-character steps (N one-character crowds stepped one after another under the same
 inputs), measured in the same run; the ratio is how much the batching saves.
@@ -199,6 +200,10 @@ def main(argv=None) -> int:
     shipped_mann = shipped_network_path("mann")
     parser.add_argument("--mann", default=str(shipped_mann) if shipped_mann.exists() else "",
                         help="a MANN whose crowd rows follow the PFNN's (default: network/mann.npz; empty: skip)")
+    shipped_deepphase = shipped_network_path("deepphase")
+    parser.add_argument("--deepphase", default=str(shipped_deepphase) if shipped_deepphase.exists() else "",
+                        help="a DeepPhase controller whose crowd rows follow (default: network/deepphase.npz; "
+                             "empty: skip)")
     args = parser.parse_args(argv)
 
     weights, label = choose_weights(args.network)
@@ -215,6 +220,8 @@ def main(argv=None) -> int:
     networks = [(mode, PhaseFunctionedNetwork(weights, mode)) for mode in args.modes.split(",") if mode]
     if args.mann and args.sizes:
         networks.append(("MANN", load_network_file(args.mann)))
+    if args.deepphase and args.sizes:
+        networks.append(("DeepPhase", load_network_file(args.deepphase)))
     for mode, network in networks:
         for count in args.sizes:
             step, behave, single = time_crowd(network, scene, count, ground)

@@ -1,7 +1,8 @@
 """Per-call time of the PFNN runtime in each mode, against a naive blend-then-multiply, same run;
-then the MANN's call against the PFNN's cubic call for 1, 64 and 256 characters.
+then the MANN's call and the DeepPhase controller's (its network with the manifold read along the
+trajectory and moved on) against the PFNN's cubic call for 1, 64 and 256 characters.
 
-    python benchmarks/bench_network.py [--network PATH] [--mann PATH] [--calls 3000]
+    python benchmarks/bench_network.py [--network PATH] [--mann PATH] [--deepphase PATH] [--calls 3000]
 
 Without --network it uses the original network from ../shared/reference when present (the
 numbers in the README), else the project's shipped network, else a random one of the same size.
@@ -24,7 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pfnn_demo.sim.phase_network import MODES, PhaseFunctionedNetwork, elu  # noqa: E402
 from pfnn_demo.resources import default_network_path, shipped_network_path  # noqa: E402
+from pfnn_demo.sim import deepphase  # noqa: E402
+from pfnn_demo.sim.features import read_output  # noqa: E402
 from pfnn_demo.sim.mann import GATE_INPUTS, MannWeights, ModeAdaptiveNetwork  # noqa: E402
+from pfnn_demo.sim.policy import ManifoldPolicy  # noqa: E402
 from pfnn_demo.sim.networks import load_network_file  # noqa: E402
 from pfnn_demo.sim.weights import NetworkWeights, catmull_rom_weights, load_weights  # noqa: E402
 
@@ -72,15 +76,16 @@ class NaiveNetwork:
         return h * w.Ystd + w.Ymean
 
 
-def random_mann(rng: np.random.Generator, experts: int = 8, sizes=(342, 512, 512, 311), gate: int = 64) -> MannWeights:
+def random_mann(rng: np.random.Generator, experts: int = 8, sizes=(342, 512, 512, 311), gate: int = 64,
+                gate_inputs=GATE_INPUTS) -> MannWeights:
     arrays = {}
     for layer, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         arrays[f"W{layer}"] = rng.normal(0, 1 / np.sqrt(n_in), (experts, n_out, n_in)).astype(np.float32)
         arrays[f"b{layer}"] = rng.normal(0, 0.1, (experts, n_out)).astype(np.float32)
-    for layer, (n_in, n_out) in enumerate(zip((len(GATE_INPUTS), gate, gate), (gate, gate, experts))):
+    for layer, (n_in, n_out) in enumerate(zip((len(gate_inputs), gate, gate), (gate, gate, experts))):
         arrays[f"G{layer}"] = rng.normal(0, 1 / np.sqrt(n_in), (n_out, n_in)).astype(np.float32)
         arrays[f"g{layer}"] = np.zeros(n_out, np.float32)
-    return MannWeights(**arrays, gate_inputs=GATE_INPUTS, Xmean=np.zeros(sizes[0], np.float32),
+    return MannWeights(**arrays, gate_inputs=gate_inputs, Xmean=np.zeros(sizes[0], np.float32),
                        Xstd=np.ones(sizes[0], np.float32), Ymean=np.zeros(sizes[-1], np.float32),
                        Ystd=np.ones(sizes[-1], np.float32), provenance="random benchmark MANN")
 
@@ -90,6 +95,31 @@ def choose_mann(path: str | None) -> tuple[MannWeights, str]:
     if path or shipped.is_file():
         return load_network_file(path or shipped).weights, str(path or shipped)
     return random_mann(np.random.default_rng(0)), "random MANN of 8 experts of 512"
+
+
+def choose_deepphase(path: str | None):
+    """The DeepPhase network to time: given, shipped, or random of 8 experts of 512 and 5 channels."""
+    shipped = shipped_network_path("deepphase")
+    if path or shipped.is_file():
+        return load_network_file(path or shipped), str(path or shipped)
+    channels = 5
+    sizes = (342 + deepphase.phase_input_size(channels), 512, 512, 311 + deepphase.phase_output_size(channels))
+    weights = random_mann(np.random.default_rng(3), sizes=sizes, gate_inputs=deepphase.gate_inputs(channels))
+    return deepphase.DeepPhaseNetwork(weights), "random DeepPhase of 8 experts of 512, 5 channels"
+
+
+def deepphase_step(network, count: int):
+    """One controller call of N characters as the crowd makes it: the manifold read into the
+    inputs, the network, the manifold moved on."""
+    policy = ManifoldPolicy(network)
+    state = policy.initial_state(count)
+    state["manifold"][..., 1] = 1.0
+    still = np.ones(count)
+
+    def call(x, _phases):
+        y, _ = policy.evaluate(x, state)
+        policy.advance(state, y, read_output(y), still)
+    return call
 
 
 class BlendPerCharacterMann(ModeAdaptiveNetwork):
@@ -123,8 +153,8 @@ def time_batches(predict, x: np.ndarray, phases: np.ndarray, repeats: int) -> fl
     return statistics.median(times) * 1e3
 
 
-def mann_rows(weights: NetworkWeights, mann: MannWeights, calls: int) -> list[tuple]:
-    """(N, PFNN cubic ms, MANN ms, MANN blending per character ms) for N = 1, 64, 256."""
+def mann_rows(weights: NetworkWeights, mann: MannWeights, deep, calls: int) -> list[tuple]:
+    """(N, PFNN cubic ms, MANN ms, DeepPhase ms, MANN blending per character ms) for N = 1, 64, 256."""
     rng = np.random.default_rng(2)
     pfnn = PhaseFunctionedNetwork(weights, "cubic")
     stacked, per_character = ModeAdaptiveNetwork(mann), BlendPerCharacterMann(mann)
@@ -135,6 +165,7 @@ def mann_rows(weights: NetworkWeights, mann: MannWeights, calls: int) -> list[tu
         repeats = max(calls // count, 10)
         rows.append((count, time_batches(pfnn.predict_batch, x, phases, repeats),
                      time_batches(stacked.predict_batch, x, phases, repeats),
+                     time_batches(deepphase_step(deep, count), x, phases, repeats),
                      time_batches(per_character.predict_batch, x, phases, max(repeats // 10, 3))))
     return rows
 
@@ -156,6 +187,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--network", help="weights to time (.npz or original folder)")
     parser.add_argument("--mann", help="MANN to time (default: network/mann.npz, else a random one of 8 experts of 512)")
+    parser.add_argument("--deepphase", help="DeepPhase controller to time (default: network/deepphase.npz, else "
+                                            "a random one of 8 experts of 512)")
     parser.add_argument("--calls", type=int, default=3000, help="timed calls per row (default 3000)")
     args = parser.parse_args(argv)
 
@@ -190,13 +223,17 @@ def main(argv=None) -> int:
               f"| {tables:.1f} | {total:.1f} |")
 
     mann, mann_label = choose_mann(args.mann)
-    print(f"\nThe MANN ({mann_label}; {mann.experts} experts of {mann.W0.shape[1]}) against the PFNN above in cubic "
+    deep, deep_label = choose_deepphase(args.deepphase)
+    print(f"\nThe MANN ({mann_label}; {mann.experts} experts of {mann.W0.shape[1]}) and the DeepPhase controller "
+          f"({deep_label}; {deep.experts} experts, {deep.channels} phase channels) against the PFNN above in cubic "
           "mode, N characters in one batch (median ms per call; the crowd's path)\n")
-    header = ("N", "PFNN cubic", "MANN", "MANN / PFNN", "MANN blending weights per character")
+    header = ("N", "PFNN cubic", "MANN", "MANN / PFNN", "DeepPhase", "DeepPhase / PFNN",
+              "MANN blending weights per character")
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|")
-    for count, pfnn_ms, mann_ms, blend_ms in mann_rows(weights, mann, args.calls):
-        print(f"| {count} | {pfnn_ms:.3f} | {mann_ms:.3f} | {mann_ms / pfnn_ms:.2f}x | {blend_ms:.3f} |")
+    for count, pfnn_ms, mann_ms, deep_ms, blend_ms in mann_rows(weights, mann, deep, args.calls):
+        print(f"| {count} | {pfnn_ms:.3f} | {mann_ms:.3f} | {mann_ms / pfnn_ms:.2f}x | {deep_ms:.3f} | "
+              f"{deep_ms / pfnn_ms:.2f}x | {blend_ms:.3f} |")
     return 0
 
 

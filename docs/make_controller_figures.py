@@ -1,8 +1,10 @@
-"""Render the controller guide's figures: the PFNN and the MANN side by side under the same inputs
-(docs/controllers.png), and the MANN gate's expert weights through a stop-and-go and a jump
-(docs/mann_gate.png).
+"""Render the controller guide's figures: the PFNN, the MANN and the DeepPhase controller side by
+side under the same inputs (docs/controllers.png), the MANN gate's expert weights through a
+stop-and-go and a jump (docs/mann_gate.png), and the DeepPhase controller's phase channels
+through the same (docs/deepphase_channels.png).
 
     python docs/make_controller_figures.py [--pfnn network/pfnn.npz] [--mann network/mann.npz]
+                                           [--deepphase network/deepphase.npz]
 
 Every picture is simulated headless and rendered offscreen (EGL).
 """
@@ -31,14 +33,15 @@ EXPERT_COLOURS = [(70, 110, 200), (230, 140, 40), (60, 170, 90), (200, 60, 70), 
                   (220, 120, 180), (120, 120, 120), (180, 180, 50), (60, 180, 190)]
 
 
-def strip(out: Path, pfnn: str, mann: str) -> None:
+def strip(out: Path, networks: list[tuple[str, str]]) -> None:
     rows = [[(arguments + ["--network", path, "--no-debug"], f"{name}: {label}") for arguments, label in SHOTS]
-            for name, path in (("PFNN", pfnn), ("MANN", mann))]
+            for name, path in networks]
     tile_screenshots(out, rows)
 
 
-def gate_traces(mann: str) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """(case, expert weights (T, K), gait weights (T, 6)) of the player per case."""
+def gate_traces(mann: str, read=lambda controller: controller.expert_weights) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(case, what `read` gives of the player per frame (T, ...), gait weights (T, 6)) per case:
+    by default the MANN's expert weights (T, K)."""
     from pfnn_demo.library import load_network
     from pfnn_demo.sim.controller import Controller
     from pfnn_demo.sim.input_script import InputScript
@@ -52,7 +55,7 @@ def gate_traces(mann: str) -> list[tuple[str, np.ndarray, np.ndarray]]:
         experts, gaits = [], []
         for frame in range(frames):
             controller.step(script.state(frame))
-            experts.append(controller.expert_weights.copy())
+            experts.append(np.array(read(controller)))
             gaits.append(np.asarray(controller.pose().gait, float))
         traces.append((f"{script_name} @ {scene_name}", np.array(experts), np.array(gaits)))
     return traces
@@ -100,13 +103,63 @@ def gate_plot(out: Path, mann: str) -> None:
     pygame.image.save(surface, str(out))
 
 
+def manifold_plot(out: Path, deepphase: str) -> None:
+    """Each phase channel of the player as its manifold curve (amplitude times the sine of the
+    phase) over time, one panel per case, with the gait beneath."""
+    import pygame
+
+    from pfnn_demo.sim.deepphase import AMPLITUDE, PHASE
+    from pfnn_demo.sim.features import GAIT_NAMES
+
+    pygame.font.init()
+    font = pygame.font.Font(None, 22)
+    traces = gate_traces(deepphase, lambda controller: controller.phase_manifold)
+    width, lane, band = 1100, 56, 18
+    channels = traces[0][1].shape[1]
+    panel = lane * channels
+    surface = pygame.Surface((width, len(traces) * (panel + band + 50) + 40))
+    surface.fill((255, 255, 255))
+    top = 10
+    for case, manifold, gaits in traces:
+        frames = len(manifold)
+        surface.blit(font.render(f"{case}: each phase channel, amplitude x sin(2 pi phase), and the gait, "
+                                 f"{frames / 60:.0f} s", True, (0, 0, 0)), (10, top))
+        top += 24
+        left, plot_width = 60, width - 80
+        xs = left + np.arange(frames) * plot_width / max(frames - 1, 1)
+        scale = np.maximum(manifold[:, :, AMPLITUDE].max(axis=0), 1e-6)
+        for k in range(channels):
+            middle = top + lane * k + lane / 2
+            pygame.draw.line(surface, (210, 210, 210), (left, middle), (left + plot_width, middle))
+            curve = manifold[:, k, AMPLITUDE] * np.sin(2 * np.pi * manifold[:, k, PHASE]) / scale[k]
+            points = [(float(x), float(y)) for x, y in zip(xs, middle - 0.45 * lane * curve)]
+            pygame.draw.lines(surface, EXPERT_COLOURS[k % len(EXPERT_COLOURS)], False, points, 2)
+            surface.blit(font.render(f"{k}", True, (0, 0, 0)), (left - 20, middle - 8))
+        pygame.draw.rect(surface, (0, 0, 0), (left, top, plot_width, panel), 1)
+        for second in range(int(frames / 60) + 1):
+            x = left + second * 60 * plot_width / max(frames - 1, 1)
+            surface.blit(font.render(f"{second}s", True, (90, 90, 90)), (x - 8, top + panel + band + 4))
+        gait = np.argmax(gaits, axis=1)
+        step = plot_width / max(frames - 1, 1)
+        for frame in range(frames):
+            shade = [255 - (255 - c) // 3 for c in EXPERT_COLOURS[(gait[frame] + 3) % len(EXPERT_COLOURS)]]
+            pygame.draw.rect(surface, shade, (int(xs[frame]), top + panel + 2, int(step) + 1, band - 2))
+        changes = [0] + [f for f in range(1, frames) if gait[f] != gait[f - 1]]
+        for frame in changes:
+            surface.blit(font.render(GAIT_NAMES[gait[frame]], True, (0, 0, 0)), (xs[frame] + 2, top + panel + 2))
+        top += panel + band + 26
+    pygame.image.save(surface, str(out))
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pfnn", default=str(REPO / "network" / "pfnn.npz"))
     parser.add_argument("--mann", default=str(REPO / "network" / "mann.npz"))
+    parser.add_argument("--deepphase", default=str(REPO / "network" / "deepphase.npz"))
     parser.add_argument("--out-dir", default=str(Path(__file__).parent), help="folder of the pictures")
     options = parser.parse_args()
     folder = Path(options.out_dir)
     gate_plot(folder / "mann_gate.png", options.mann)
-    strip(folder / "controllers.png", options.pfnn, options.mann)
-    print(f"wrote {folder / 'mann_gate.png'} and {folder / 'controllers.png'}")
+    manifold_plot(folder / "deepphase_channels.png", options.deepphase)
+    strip(folder / "controllers.png", [("PFNN", options.pfnn), ("MANN", options.mann), ("DeepPhase", options.deepphase)])
+    print(f"wrote {folder / 'mann_gate.png'}, {folder / 'deepphase_channels.png'} and {folder / 'controllers.png'}")

@@ -24,5 +24,6 @@ def default_network_path() -> Path:
 
 
 def shipped_network_path(kind: str) -> Path:
-    """The network of controller kind `kind` (pfnn, mann) shipped in network/ (it may be absent)."""
+    """The network of controller kind `kind` (pfnn, mann, deepphase; or the phases file) shipped in
+    network/ (it may be absent)."""
     return data_dir("network") / f"{kind}.npz"

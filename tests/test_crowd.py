@@ -226,7 +226,7 @@ def test_the_step_runs_any_kind_through_its_policy():
             return np.tile(self.weights.Ymean.astype(np.float32), (len(x), 1))
 
     class StatelessPolicy:
-        kind, state_keys = "mean-pose", ()
+        kind, state_keys, extra_inputs = "mean-pose", (), 0
 
         def __init__(self, network):
             self.network = network
@@ -242,8 +242,11 @@ def test_the_step_runs_any_kind_through_its_policy():
             self.evaluated += 1
             return self.network.predict_batch(x), {}
 
-        def advance(self, state, out, stand_amount):
+        def advance(self, state, y, out, stand_amount):
             pass
+
+        def manifold_now(self, state):
+            return None
 
         def describe(self, used, character):
             return "no phase"

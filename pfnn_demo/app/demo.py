@@ -470,11 +470,14 @@ class Demo:
         self.renderer.render(framebuffer, self.controller, self.options, overlays, size)
 
 
+SHIPPED_CONTROLLERS = {"pfnn": "PFNN", "mann": "MANN", "deepphase": "DeepPhase"}
+
+
 def controller_files(network, path: str | Path | None) -> tuple[dict[str, Path | None], dict[str, object]]:
     """The networks the menu's "Controller" entry switches between: the shipped ones by kind
-    (PFNN, MANN) and `network` itself (read from `path`, if known), under its file's name where
-    it is not a shipped one. Returns ({name: file}, {name: the networks already loaded})."""
-    files = {kind.upper(): shipped_network_path(kind) for kind in ("pfnn", "mann")}
+    (PFNN, MANN, DeepPhase) and `network` itself (read from `path`, if known), under its file's
+    name where it is not a shipped one. Returns ({name: file}, {name: the networks already loaded})."""
+    files = {title: shipped_network_path(kind) for kind, title in SHIPPED_CONTROLLERS.items()}
     files = {name: file for name, file in files.items() if file.is_file()}
     given = next((name for name, file in files.items()
                   if path is not None and Path(path).resolve() == file.resolve()), None)

@@ -122,6 +122,13 @@ class Controller:
         return None if weights is None else weights[PLAYER]
 
     @property
+    def phase_manifold(self) -> np.ndarray | None:
+        """The player's phase manifold now (M, 3: phase, amplitude, frequency), for a kind that
+        carries one; else None."""
+        manifold = self.crowd.phase_manifold
+        return None if manifold is None else manifold[PLAYER]
+
+    @property
     def ik(self):
         return self.crowd.ik
 

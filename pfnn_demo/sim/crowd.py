@@ -46,12 +46,13 @@ class Crowd:
         original demo's hard limit (with `keep_bone_lengths=False`, its drawing exactly)."""
         if start_pose not in ("mean", "settled"):
             raise ValueError(f"start_pose must be 'mean' or 'settled', not {start_pose!r}")
-        if network.input_size != INPUT_SIZE:
-            raise ValueError(f"the network takes {network.input_size} inputs; the controller builds {INPUT_SIZE}")
         if count < 1:
             raise ValueError("a crowd needs at least one character")
         self.network = network
         self.policy = policy_for(network)     # what the network's kind carries per character (a phase)
+        if network.input_size != INPUT_SIZE + self.policy.extra_inputs:
+            raise ValueError(f"the network takes {network.input_size} inputs; the controller builds "
+                             f"{INPUT_SIZE + self.policy.extra_inputs}")
         self.policy_state = self.policy.initial_state(count)
         self.count = count
         self.keep_bone_lengths = keep_bone_lengths
@@ -150,7 +151,7 @@ class Crowd:
 
         stand_amount = (1.0 - trajectory.gaits[:, CURRENT, STAND].astype(np.float64)) ** 0.25
         trajectory.advance(out["root_velocity"], out["root_turn"], stand_amount, out, areas)
-        self.policy.advance(self.policy_state, out, stand_amount)
+        self.policy.advance(self.policy_state, y, out, stand_amount)
         self.last_input, self.last_output, self.last_used = x.copy(), y, used
         self.frame += 1
 
@@ -196,6 +197,12 @@ class Crowd:
     def phase_used(self) -> np.ndarray | None:
         """(N,) the phases the last step evaluated the network at, for a kind that has them."""
         return self.last_used.get("phase_used")
+
+    @property
+    def phase_manifold(self) -> np.ndarray | None:
+        """(N, M, 3) each character's phase manifold now (per channel: phase in cycles, amplitude,
+        frequency in Hz), for a kind that moves through one (None otherwise)."""
+        return self.policy.manifold_now(self.policy_state)
 
     @property
     def expert_weights(self) -> np.ndarray | None:
@@ -316,6 +323,6 @@ def _settled_pose(network: PhaseFunctionedNetwork, scene: Scene, use_heel_contac
             "positions_raw": unrotate_y(probe.joint_positions_raw[0] - root, yaw).astype(np.float32),
             "velocities": unrotate_y(probe.joint_velocities[0], yaw).astype(np.float32),
             "rotations": (unturn @ probe.joint_rotations[0]).astype(np.float32),
-            "contacts": probe.contacts[0].copy(), "phase": float(probe.phase[0]),
-            "gaits": probe.trajectory.gaits[0].copy()}
+            "contacts": probe.contacts[0].copy(), "gaits": probe.trajectory.gaits[0].copy(),
+            **probe.policy.snapshot(probe.policy_state, 0)}     # its phase (and a manifold)
     return cache[key]

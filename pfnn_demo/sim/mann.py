@@ -123,20 +123,21 @@ class MannWeights:
             raise WeightsError("Xstd or Ystd holds zeros (division by zero when normalising)", source)
 
 
-def save_mann(weights: MannWeights, path: str | Path, experts_dtype=np.float16) -> None:
-    """The project's .npz with kind "mann"; the experts stored as `experts_dtype` (float16 halves
-    the file; the runtime computes in float32 either way)."""
+def save_mann(weights: MannWeights, path: str | Path, experts_dtype=np.float16, kind: str = KIND) -> None:
+    """The project's .npz with kind "mann" (or another gated mixture of experts' `kind`, such as
+    "deepphase"); the experts stored as `experts_dtype` (float16 halves the file; the runtime
+    computes in float32 either way)."""
     from .weights import npz_header
 
     weights.validate(path)
     arrays = {name: np.ascontiguousarray(getattr(weights, name), dtype=experts_dtype if name[0] == "W" else np.float32)
               for name in EXPERT_LAYERS + GATE_LAYERS + NORMALISATION}
-    np.savez_compressed(path, **npz_header(weights, KIND),
+    np.savez_compressed(path, **npz_header(weights, kind),
                         gate_inputs=np.asarray(weights.gate_inputs, np.int64), **arrays)
 
 
 def mann_from_arrays(contents: dict, path: Path) -> MannWeights:
-    """MannWeights from the arrays of a .npz of kind "mann" (weights.read_npz_arrays)."""
+    """MannWeights from the arrays of a .npz of kind "mann" or "deepphase" (weights.read_npz_arrays)."""
     missing = [key for key in EXPERT_LAYERS + GATE_LAYERS + NORMALISATION + ("gate_inputs",) if key not in contents]
     if missing:
         raise WeightsError(f"missing arrays {', '.join(missing)} (a mode-adaptive network needs them)", path)
@@ -168,6 +169,7 @@ class ModeAdaptiveNetwork:
     """
 
     kind = KIND
+    title = "MANN"
     modes: tuple[str, ...] = ()     # no phase function to sample: one way to evaluate
     mode = None
 

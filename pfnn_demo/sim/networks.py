@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import WeightsError
+from .deepphase import KIND as DEEPPHASE, DeepPhaseNetwork
 from .mann import KIND as MANN, ModeAdaptiveNetwork, mann_from_arrays
 from .phase_network import PhaseFunctionedNetwork
 from .weights import load_original_folder, npz_kind, pfnn_from_arrays, read_npz_arrays
@@ -17,6 +18,7 @@ from .weights import load_original_folder, npz_kind, pfnn_from_arrays, read_npz_
 KINDS = {
     "pfnn": (pfnn_from_arrays, PhaseFunctionedNetwork),
     MANN: (mann_from_arrays, ModeAdaptiveNetwork),
+    DEEPPHASE: (mann_from_arrays, DeepPhaseNetwork),     # a gated mixture of experts too
 }
 
 
@@ -47,4 +49,4 @@ def describe_network(network) -> str:
     if network.modes:
         return f"{network.mode} mode"
     experts = getattr(network, "experts", None)
-    return network.kind.upper() + (f", {experts} experts" if experts else "")
+    return getattr(network, "title", network.kind.upper()) + (f", {experts} experts" if experts else "")

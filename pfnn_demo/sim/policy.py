@@ -1,8 +1,9 @@
 """What differs between controller kinds, behind the one small interface the crowd steps through.
 
 A policy wraps a network runtime and holds the per-character state its kind carries (the
-PFNN's phase): it evaluates the network on a batch of inputs, advances that state from the
-network's output, puts it into start poses, and gives it to snapshots. The crowd's step is the
+PFNN's phase, DeepPhase's manifold): it evaluates the network on a batch of inputs (adding
+`extra_inputs` of its own after the crowd's 342), advances that state from the network's
+output, puts it into start poses, and gives it to snapshots. The crowd's step is the
 same pipeline for every kind (docs/architecture.md, "Adding things"); a new kind adds a policy
 here and registers it under its network's `kind`.
 """
@@ -13,6 +14,8 @@ import math
 
 import numpy as np
 
+from . import deepphase
+
 TWO_PI = 2.0 * math.pi
 
 
@@ -21,6 +24,7 @@ class _PhaseCarrier:
     stands (original-demo.md: Advancing)."""
 
     state_keys = ("phase",)
+    extra_inputs = 0      # inputs the policy adds after the crowd's 342
 
     def __init__(self, network):
         self.network = network
@@ -32,8 +36,13 @@ class _PhaseCarrier:
         """Characters `index` (re)start in `pose` (a start pose: its "phase")."""
         state["phase"][index] = pose["phase"]
 
-    def advance(self, state: dict, out: dict, stand_amount: np.ndarray) -> None:
+    def advance(self, state: dict, y: np.ndarray, out: dict, stand_amount: np.ndarray) -> None:
+        """Move the state on from the network's output y (N, outputs), read as `out` (read_output)."""
         state["phase"] = (state["phase"] + (0.9 * stand_amount + 0.1) * TWO_PI * out["phase_step"]) % TWO_PI
+
+    def manifold_now(self, state: dict) -> np.ndarray | None:
+        """(N, M, 3) the phase manifold now, for a kind that carries one."""
+        return None
 
     def snapshot(self, state: dict, index) -> dict[str, np.ndarray]:
         return {"phase": np.array(state["phase"][index], np.float64)}
@@ -77,7 +86,56 @@ class ExpertPolicy(_PhaseCarrier):
         return "expert weights " + " ".join(f"{w:.2f}" for w in weights)
 
 
-POLICIES = {policy.kind: policy for policy in (PhasePolicy, ExpertPolicy)}
+class ManifoldPolicy(_PhaseCarrier):
+    """The DeepPhase controller: each character carries its phase manifold (deepphase.py), read
+    along the trajectory into the network's extra inputs and moved on by its predicted phases,
+    amplitudes and frequencies; the gate blends the experts from it. A contact phase is carried
+    beside it from the phase-step output, as for the MANN, for the HUD and recordings."""
+
+    kind = deepphase.KIND
+    state_keys = ("phase", "manifold")
+
+    def __init__(self, network):
+        super().__init__(network)
+        self.channels = network.channels
+        self.extra_inputs = deepphase.phase_input_size(self.channels)
+
+    def initial_state(self, count: int) -> dict[str, np.ndarray]:
+        return {**super().initial_state(count),
+                "manifold": np.zeros((count, deepphase.MANIFOLD_FRAMES, self.channels, 3), np.float32)}
+
+    def start(self, state: dict, index: np.ndarray, pose: dict) -> None:
+        """A start pose settled by this kind brings its manifold; the mean pose starts at rest."""
+        super().start(state, index, pose)
+        state["manifold"][index] = pose.get("manifold", 0.0)
+
+    def evaluate(self, x: np.ndarray, state: dict) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        full = np.concatenate([x, deepphase.manifold_input(state["manifold"])], axis=1)
+        y = self.network.predict_batch(full)
+        return y, {"experts_used": self.network.gate_weights}
+
+    def advance(self, state: dict, y: np.ndarray, out: dict, stand_amount: np.ndarray) -> None:
+        super().advance(state, y, out, stand_amount)
+        deepphase.advance_manifold(state["manifold"], deepphase.read_phase_output(y, self.channels))
+
+    def manifold_now(self, state: dict) -> np.ndarray:
+        return state["manifold"][:, deepphase.NOW].copy()
+
+    def snapshot(self, state: dict, index) -> dict[str, np.ndarray]:
+        return {**super().snapshot(state, index), "manifold": np.array(state["manifold"][index], np.float32)}
+
+    def restore(self, state: dict, snapshot: dict, index) -> None:
+        """Put back a snapshot; one taken under another kind leaves the manifold as it is."""
+        super().restore(state, snapshot, index)
+        if "manifold" in snapshot and np.shape(snapshot["manifold"])[-2:] == (self.channels, 3):
+            state["manifold"][index] = snapshot["manifold"]
+
+    @staticmethod
+    def describe(used: dict[str, np.ndarray], character: int) -> str:
+        return ExpertPolicy.describe(used, character)
+
+
+POLICIES = {policy.kind: policy for policy in (PhasePolicy, ExpertPolicy, ManifoldPolicy)}
 
 
 def policy_for(network):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import PfnnError
+from ..resources import shipped_network_path
 from ..sim.networks import describe_network
 from ..sim.phase_network import MODES
 from ..sim.recording import DEFAULT_RECORD_DIR, check_destination
@@ -35,7 +36,8 @@ With no subcommand, `pfnn-demo [options]` is `pfnn-demo run [options]`."""
 def _add_network_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--network", metavar="PATH",
                         help="network weights: a .npz in the project format of any controller kind (a PFNN, "
-                             "or a MANN such as network/mann.npz), or the original PFNN release folder "
+                             "a MANN such as network/mann.npz, a DeepPhase controller such as "
+                             "network/deepphase.npz), or the original PFNN release folder "
                              "(W0_000.bin ... b2_049.bin, Xmean.bin ...). Default: the shipped PFNN")
     parser.add_argument("--mode", choices=MODES, default=None,
                         help="a PFNN's way for the weights to follow the phase: exact cubic Catmull-Rom "
@@ -180,7 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     trainer = commands.add_parser(
         "train", help="train a network from motion clips (needs the 'train' extra: PyTorch)",
         description="Label the clips (contacts, phase, gait), build the training windows with mirrors, "
-                    "train a phase-functioned network (or with --model mann a mode-adaptive network) and export it "
+                    "train a phase-functioned network (or with --model mann a mode-adaptive network, with "
+                    "--model deepphase a DeepPhase controller on the phase manifold of --phases) and export it "
                     "in the project's format.")
     trainer.add_argument("--data", required=True, action="append", metavar="DIR",
                          help="folder of motion clips, subfolders included (repeat for several): .bvh clips in the "
@@ -191,14 +194,20 @@ def build_parser() -> argparse.ArgumentParser:
     recipe = TrainConfig()   # the defaults live in one place
     mann = MODEL_DEFAULTS["mann"]
     trainer.add_argument("--model", choices=tuple(MODEL_DEFAULTS), default="pfnn",
-                         help="the controller kind to train: pfnn (the phase-functioned network, default) or mann "
-                              "(the mode-adaptive network: experts blended by a gating network, no phase input)")
+                         help="the controller kind to train: pfnn (the phase-functioned network, default), mann "
+                              "(the mode-adaptive network: experts blended by a gating network, no phase input) or "
+                              "deepphase (experts blended by the phase manifold, which the network also predicts)")
+    trainer.add_argument("--phases", default=str(shipped_network_path("phases")), metavar="FILE.npz",
+                         help="for --model deepphase: the phases file (pfnn-demo train-phases) whose encoder gives "
+                              "every training frame its phase manifold (default: the shipped network/phases.npz)")
     trainer.add_argument("--epochs", type=_integer(1), default=None,
-                         help=f"passes over the data (default {recipe.epochs}; {mann['epochs']} for a MANN)")
+                         help=f"passes over the data (default {recipe.epochs}; {mann['epochs']} for a MANN or "
+                              "DeepPhase)")
     trainer.add_argument("--hidden", type=_integer(1), default=None,
-                         help=f"hidden units per layer (default {recipe.hidden}; {mann['hidden']} for a MANN)")
+                         help=f"hidden units per layer (default {recipe.hidden}; {mann['hidden']} for a MANN or "
+                              "DeepPhase)")
     trainer.add_argument("--experts", type=_integer(2), default=recipe.experts,
-                         help="a MANN's experts (default %(default)s)")
+                         help="a MANN's or DeepPhase controller's experts (default %(default)s)")
     trainer.add_argument("--batch-size", type=_integer(1), default=recipe.batch_size, help="mini-batch size (default %(default)s)")
     trainer.add_argument("--learning-rate", type=_number(0.0, above=True), default=recipe.learning_rate,
                          help="Adam's (a MANN: AdamW's) peak step size (default %(default)s)")
@@ -212,13 +221,16 @@ def build_parser() -> argparse.ArgumentParser:
                          help="std of noise on the previous pose's inputs (joint positions and velocities) "
                               "instead of --input-noise; more than on the trajectory makes the network follow "
                               "the stick rather than carry on with its pose (default %(default)s)")
+    trainer.add_argument("--manifold-noise", type=_number(0.0), default=None,
+                         help="for --model deepphase: std of noise on the phase manifold inputs instead of "
+                              "--input-noise (default: as --input-noise)")
     trainer.add_argument("--no-jumps-over-bars", action="store_true",
                          help="leave out the data's jumps taken over a bar, from standing and at walking and "
                               "jogging pace (they are in the shipped recipe)")
     trainer.add_argument("--walls-share", type=_number(0.0, 1.0), default=None, metavar="SHARE",
                          help="of the clips on flat ground, the share walked beside blocks 20-120 units high "
                               "(streets and walls), which the terrain inputs at the trajectory's sides see "
-                              f"(default {recipe.walls_share:g}; docs/evaluation.md has a trial with 0.5)")
+                              f"(default {recipe.walls_share:g}, 0 for a MANN; docs/evaluation.md has trials)")
     trainer.add_argument("--seed", type=_integer(0, SEED_MAX), default=recipe.seed, help="random seed (default %(default)s)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")

@@ -1,5 +1,6 @@
 """The HUD (original-demo.md: Debug drawing and HUD, plus text): stick and trigger, IK/DIR/RES, phase
-circle (or a MANN's expert weights), FPS, scene and network.
+circle (or a MANN's expert weights, or a DeepPhase controller's phase channels), FPS, scene and
+network.
 
 Drawn with pygame into a small transparent surface; the renderer composites it.
 """
@@ -56,11 +57,13 @@ class Hud:
             y = 22 + 28 * row
             s.blit(self.font.render(label, True, INK), (135, y - 8))
             pygame.draw.circle(s, colour, (185, y), 7)
-        experts = controller.expert_weights
-        if experts is None:
-            self._phase_circle(s, controller.phase)
-        else:
+        experts, manifold = controller.expert_weights, controller.phase_manifold
+        if manifold is not None:
+            self._manifold_circles(s, manifold, controller.network.typical_amplitudes())
+        elif experts is not None:
             self._expert_bars(s, experts)
+        else:
+            self._phase_circle(s, controller.phase)
         count = controller.characters
         crowd = f"   {count} characters" if count > 1 else ""
         s.blit(self.small.render(f"{fps:5.1f} fps   {scene_name}   {describe_network(controller.network)}{crowd}",
@@ -87,6 +90,21 @@ class Hud:
             pygame.draw.rect(s, INK, (x, bottom - height, bar, height), 1)
             pygame.draw.rect(s, RED, (x, bottom - filled, bar, filled))
         s.blit(self.small.render("experts", True, INK), (left + 8, bottom + 2))
+
+    def _manifold_circles(self, s: pygame.Surface, manifold, typical) -> None:
+        """Each phase channel (manifold (M, 3): phase in cycles, amplitude, frequency) as a circle
+        whose radius is its amplitude and whose hand is its phase, inside a ring that a channel
+        at twice its typical amplitude fills."""
+        ring, columns = 13, 3 if len(manifold) > 4 else max(1, len(manifold))
+        for k, (phase, amplitude, _) in enumerate(manifold):
+            centre = (222 + 30 * (k % columns), 24 + 34 * (k // columns))
+            pygame.draw.circle(s, (120, 120, 120, 255), centre, ring, 1)
+            radius = max(2.0, ring * min(1.0, float(amplitude) / (2.0 * float(typical[k]))))
+            angle = 2 * math.pi * float(phase) - math.pi / 2
+            tip = (centre[0] + radius * math.cos(angle), centre[1] + radius * math.sin(angle))
+            pygame.draw.circle(s, RED, centre, int(round(radius)), 2)
+            pygame.draw.line(s, INK, centre, (int(round(tip[0])), int(round(tip[1]))), 2)
+        s.blit(self.small.render("phases", True, INK), (230, 88))
 
     def note(self, text: str) -> pygame.Surface:
         """A one-line message (a pad plugged in, a file written) on a panel as wide as it needs."""

@@ -284,9 +284,11 @@ OUTPUT_WEIGHTS = {"root_velocity": ROOT_MOTION_WEIGHT, "root_turn": ROOT_MOTION_
 MASKED_JOINTS = (1, 6, 11, 14, 17, 21, 22, 23, 24, 28, 29, 30)
 
 
-def normalisation(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def normalisation(X: np.ndarray, Y: np.ndarray, extra_output_groups=()) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                                  np.ndarray]:
     """Means and group-shared standard deviations, with the joint weighting of original-demo.md: The
-    training recipe."""
+    training recipe. Inputs after the 342 (a kind's own, such as the DeepPhase manifold) share one
+    deviation; outputs after the 311 share one per slice of `extra_output_groups`."""
     x_mean, y_mean = X.mean(axis=0), Y.mean(axis=0)
     x_std, y_std = X.std(axis=0), Y.std(axis=0)
     joint_weight = np.ones(31)
@@ -309,6 +311,10 @@ def normalisation(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray,
         shared_y[group] = y_std[group].mean()
     for key, weight in OUTPUT_WEIGHTS.items():
         shared_y[OUTPUT[key]] /= weight
+    if X.shape[1] > INPUT_SIZE:
+        shared_x[INPUT_SIZE:] = x_std[INPUT_SIZE:].mean()
+    for group in list(extra_output_groups) or ([slice(OUTPUT_SIZE, None)] if Y.shape[1] > OUTPUT_SIZE else []):
+        shared_y[group] = y_std[group].mean()
     # A group that never varies (e.g. terrain on flat ground only) would divide by zero.
     shared_x = np.where(shared_x > 1e-6, shared_x, 1.0)
     shared_y = np.where(shared_y > 1e-6, shared_y, 1.0)

@@ -18,6 +18,8 @@ from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_
                         running_jump, side_step, hold_standing, one_shot_variations, plant_feet, reversals,
                         setting_off_frames, speed_changes, stops, time_warp, transition, TURNING_START_ANGLES,
                         turning_start, variations, WallsBeside)
+from ...sim.deepphase import output_groups
+from .manifold_windows import clip_manifold, manifold_windows
 from .trainer import _torch, export, recipe, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
@@ -348,27 +350,43 @@ def walked_path(clip) -> np.ndarray:
     return extended_root(positions[:, 0].copy(), np.unwrap(facing_yaw(positions)), clip.gaits)[0]
 
 
-def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True,
-            walls_share: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_share: float = 0.0,
+            phases=None, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training windows of the extended clips and their mirrors, a share of them on random
     rolling ground so that the terrain inputs carry information, and `walls_share` of the rest
-    on flat ground with blocks beside the path."""
+    on flat ground with blocks beside the path. With `phases` (a PhaseEncoder), every row also
+    gets the phase manifold inputs and outputs of the DeepPhase controller (manifold_windows)."""
     rng = np.random.default_rng(seed + 1)
     parts = []
-    for clip in extended(clips, seed, jumps):
+    for clip in _bar(progress, extended(clips, seed, jumps), "encoding phases" if phases is not None else "windows"):
         clip = plant_feet(clip)
         for version in (clip, mirror_clip(clip)):
+            ground = None
             if version.ground is None and rng.random() < TERRAIN_SHARE:
                 ground = RollingGround(rng, rng.uniform(*TERRAIN_AMPLITUDE))
-                parts.append(clip_windows(on_terrain(version, ground), ground))
+                version = on_terrain(version, ground)
             elif version.ground is None and walls_share > 0 and rng.random() < walls_share:
-                parts.append(clip_windows(version, WallsBeside(walked_path(version), rng)))
-            else:
-                parts.append(clip_windows(version))
+                ground = WallsBeside(walked_path(version), rng)
+            part = clip_windows(version, ground)
+            if phases is not None and len(part[0]):
+                extra_x, extra_y = manifold_windows(clip_manifold(phases, version.positions))
+                part = (np.concatenate([part[0], extra_x], axis=1), np.concatenate([part[1], extra_y], axis=1), part[2])
+            parts.append(part)
     parts = [p for p in parts if len(p[0])]
     if not parts:
         raise PfnnError("no clip is long enough for a training window (2 s at 60 fps)")
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+
+
+def _bar(enabled: bool, items: list, description: str):
+    """`items` with a progress bar on a terminal (tqdm, where installed)."""
+    if enabled:
+        try:
+            from tqdm import tqdm
+            return tqdm(items, desc=description, unit="clip")
+        except ImportError:
+            pass
+    return items
 
 
 def held_out_clips(clips: list) -> list:
@@ -401,16 +419,19 @@ def clips_from_folders(data, log) -> list:
 def train_from_folder(args, log=None) -> Path:
     log = log or (lambda text: print(text, file=sys.stderr))
     _torch()   # without PyTorch, say so before a minute of labelling and synthesis
+    model_kind = getattr(args, "model", "pfnn")
+    phases = _phase_encoder(args, log) if model_kind == "deepphase" else None     # a bad file: at once
     clips = clips_from_folders(args.data, log)
     folder = Path(args.data[0] if isinstance(args.data, list) else args.data)
     held_out = held_out_clips(clips)
     training = [c for c in clips if not any(c is h for h in held_out)]
     jumps = not getattr(args, "no_jumps_over_bars", False)
     walls_share = getattr(args, "walls_share", None)
-    walls_share = recipe(getattr(args, "model", "pfnn")).walls_share if walls_share is None else walls_share
-    X, Y, P = windows(training, jumps=jumps, walls_share=walls_share)
+    walls_share = recipe(model_kind).walls_share if walls_share is None else walls_share
+    X, Y, P = windows(training, jumps=jumps, walls_share=walls_share, phases=phases, progress=sys.stderr.isatty())
     try:
-        validation = windows(held_out, jumps=jumps, walls_share=walls_share) if held_out else None
+        validation = (windows(held_out, jumps=jumps, walls_share=walls_share, phases=phases)
+                      if held_out else None)
     except PfnnError:
         validation = None
         log("the held-out clips give no whole window: training without validation")
@@ -419,23 +440,29 @@ def train_from_folder(args, log=None) -> Path:
     for name, array in (("inputs", X), ("outputs", Y), ("phases", P)):
         if not np.all(np.isfinite(array)):
             raise PfnnError(f"the training {name} hold NaN or infinite values: a clip is broken", folder)
-    norm = normalisation(X, Y)
-    model_kind = getattr(args, "model", "pfnn")
+    norm = normalisation(X, Y, output_groups(phases.channels) if phases is not None else ())
     config = recipe(model_kind, hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
                     learning_rate=args.learning_rate, input_noise=args.input_noise,
-                    phase_noise=args.phase_noise, pose_noise=args.pose_noise, seed=args.seed,
+                    phase_noise=args.phase_noise, pose_noise=args.pose_noise,
+                    manifold_noise=getattr(args, "manifold_noise", None), seed=args.seed,
                     device=args.device, experts=getattr(args, "experts", None))
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
                            resume=args.resume, progress=sys.stderr.isatty(), log=log)
     names = ", ".join(c.name for c in clips)
     sources = {c.source for c in clips}
-    kind = (f"A mode-adaptive network (MANN: {config.experts} experts, a gate of two layers of "
-            f"{config.gate_hidden}, AdamW with weight decay {config.weight_decay}). " if model_kind == "mann" else "")
+    kind = {"mann": f"A mode-adaptive network (MANN: {config.experts} experts, a gate of two layers of "
+                    f"{config.gate_hidden}, AdamW with weight decay {config.weight_decay}). ",
+            "deepphase": f"A DeepPhase controller ({config.experts} experts, a gate of two layers of "
+                         f"{config.gate_hidden} reading the phase manifold of {phases.channels if phases else 0} "
+                         f"channels along the trajectory, AdamW with weight decay {config.weight_decay}; "
+                         f"phases from {Path(args.phases).name}). "}.get(model_kind, "")
     provenance = (kind + f"Trained by pfnn-demo from {len(clips)} clips ({names}) with synthesised variations "
                   f"and mirrors; {config.epochs} epoch{'s' if config.epochs != 1 else ''}, input noise {config.input_noise}, "
                   + (f"pose noise {config.pose_noise}, " if config.pose_noise is not None else "")
                   + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 and model_kind == "pfnn" else "")
+                  + (f"manifold noise {config.manifold_noise}, " if config.manifold_noise is not None
+                     and model_kind == "deepphase" else "")
                   + ("with the jumps over bars, " if jumps else "")
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")
                   + f"hidden {config.hidden}, seed {config.seed}."
@@ -445,6 +472,16 @@ def train_from_folder(args, log=None) -> Path:
     export(model, norm, out, provenance)
     log(f"wrote {out} (final training loss {history[-1]['train_loss']:.4f})")
     return out
+
+
+def _phase_encoder(args, log):
+    """The periodic autoencoder that gives a DeepPhase controller's training data its manifold."""
+    from ..phase_manifold import PhaseEncoder
+
+    encoder = PhaseEncoder.load(args.phases)
+    log(f"phase manifold of {encoder.channels} channels from {args.phases}: every training clip is encoded "
+        "(a few minutes)")
+    return encoder
 
 
 def train_phases_from_folder(args, log=None) -> Path:

@@ -58,20 +58,25 @@ class TrainConfig:
     # 1.12x). Without the turning starts and direction changes in the data it side-stepped
     # or walked backwards away from a stick pushed to its side.
     pose_noise: float | None = 0.3
+    # Noise on a DeepPhase controller's phase manifold inputs (None: input_noise there too). The
+    # manifold, like the previous pose, is state the network carries from frame to frame.
+    manifold_noise: float | None = None
     seed: int = 23456
     device: str = "cpu"
-    # The controller kind to train: "pfnn", or "mann" (the mode-adaptive network: `experts`
+    # The controller kind to train: "pfnn", "mann" (the mode-adaptive network: `experts`
     # experts blended by a gate of two hidden layers of `gate_hidden` units, AdamW with
-    # `weight_decay`; no phase goes in, so phase_noise does not apply).
+    # `weight_decay`; no phase goes in, so phase_noise does not apply) or "deepphase" (the same,
+    # its gate reading the phase manifold).
     model: str = "pfnn"
     experts: int = 8
     gate_hidden: int = 64
     weight_decay: float = 2.5e-3
     # Of the training clips on flat ground, the share given blocks beside their path
-    # (synthesis.WallsBeside). Not in the shipped recipe: with 0.5 the urban scene's bursts of
-    # shaking went (jitter 0.72-0.96x the original's where it was 1.30-1.67x) but the character
-    # tracked the stick worse there (up to 1.21x), docs/evaluation.md.
-    walls_share: float = 0.0
+    # (synthesis.WallsBeside), so that a tall side height (a building's top beside the street)
+    # is no slope to climb. With none, the urban scene shook the pose in bursts (jitter up to
+    # 1.67x the original's); with a quarter, 21 of 96 eval cases miss a bar against 26, with
+    # half, tracking near walls got worse (28), docs/evaluation.md.
+    walls_share: float = 0.25
 
 
 # What differs from the PFNN recipe above when training a MANN: the paper's two hidden layers of
@@ -79,7 +84,10 @@ class TrainConfig:
 # window costs five times the PFNN's): validation loss was lowest after the first epoch of
 # every longer run, and measured in play (`pfnn-demo eval`, all scripts in the plaza and the
 # urban scene) 8 epochs missed a bar of the original in 18 of 24 cases, 2 epochs in 11, 1 in 9.
-MODEL_DEFAULTS = {"pfnn": {}, "mann": {"hidden": 512, "epochs": 1}}
+# The DeepPhase controller (a MANN whose gate reads the phase manifold, with the manifold as extra
+# inputs and outputs) starts from the MANN's recipe, on the PFNN's data (blocks beside the path).
+MODEL_DEFAULTS = {"pfnn": {}, "mann": {"hidden": 512, "epochs": 1, "walls_share": 0.0},
+                  "deepphase": {"hidden": 512, "epochs": 1}}
 
 
 def recipe(model: str = "pfnn", **changes) -> TrainConfig:
@@ -138,6 +146,8 @@ def build_mann_model(torch, input_size: int, output_size: int, config: TrainConf
     hidden, experts = config.hidden, config.experts
 
     class ModeAdaptiveModel(nn.Module):
+        kind = config.model      # "mann", or "deepphase" with the manifold as the gate's input
+
         def __init__(self):
             super().__init__()
             self.weights, self.biases = weight_sets(torch, experts, [input_size, hidden, hidden, output_size])
@@ -189,10 +199,9 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     Pt = torch.as_tensor(P, dtype=torch.float32).to(config.device)
     noise = torch.as_tensor(input_noise_scale(X.shape[1], config)).to(config.device)
     noisy = bool(noise.any())
-    if config.model == "mann":
-        from ...sim.mann import GATE_INPUTS
-
-        model = build_mann_model(torch, X.shape[1], Y.shape[1], config, GATE_INPUTS).to(config.device)
+    if config.model in GATE_INPUTS:     # a gated mixture of experts
+        gate_inputs = GATE_INPUTS[config.model](X.shape[1])
+        model = build_mann_model(torch, X.shape[1], Y.shape[1], config, gate_inputs).to(config.device)
         optimiser = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     else:
         model = build_model(torch, X.shape[1], Y.shape[1], config.hidden, config.keep_probability).to(config.device)
@@ -250,12 +259,31 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
 FINAL_RATE = 0.01
 
 
+def _mann_gate(input_size: int) -> np.ndarray:
+    from ...sim.mann import GATE_INPUTS as chosen
+    return chosen
+
+
+def _deepphase_gate(input_size: int) -> np.ndarray:
+    from ...sim.deepphase import gate_inputs
+    from ...sim.features import SAMPLES
+
+    return gate_inputs((input_size - INPUT_SIZE) // (2 * SAMPLES))
+
+
+# What the gate of each gated kind reads, given the size of the inputs: the MANN's chosen inputs;
+# DeepPhase's phase manifold and the MANN's inputs (sim/deepphase.gate_inputs).
+GATE_INPUTS = {"mann": _mann_gate, "deepphase": _deepphase_gate}
+
+
 def input_noise_scale(input_size: int, config: TrainConfig) -> np.ndarray:
     """Per-input std of the training noise (normalised units)."""
     scale = np.full(input_size, config.input_noise, np.float32)
-    if config.pose_noise is not None and input_size == INPUT_SIZE:
+    if config.pose_noise is not None and input_size >= INPUT_SIZE:
         for group in ("joint_positions", "joint_velocities"):
             scale[INPUT[group]] = config.pose_noise
+    if config.manifold_noise is not None and input_size > INPUT_SIZE:
+        scale[INPUT_SIZE:] = config.manifold_noise
     return scale
 
 
@@ -288,7 +316,7 @@ def export(model, normalisation, path: Path, provenance: str):
     """Save the weights and normalisation in the project's .npz format (the model's kind)."""
     x_mean, x_std, y_mean, y_std = normalisation
     if hasattr(model, "gate"):
-        return _export_mann(model, normalisation, path, provenance)
+        return _export_mann(model, normalisation, path, provenance, model.kind)
     arrays = {}
     for layer, (w, b) in enumerate(zip(model.weights, model.biases)):
         arrays[f"W{layer}"] = w.detach().cpu().numpy().astype(np.float32)
@@ -300,7 +328,7 @@ def export(model, normalisation, path: Path, provenance: str):
     return weights
 
 
-def _export_mann(model, normalisation, path: Path, provenance: str):
+def _export_mann(model, normalisation, path: Path, provenance: str, kind: str):
     from ...sim.mann import MannWeights, save_mann
 
     x_mean, x_std, y_mean, y_std = normalisation
@@ -315,7 +343,7 @@ def _export_mann(model, normalisation, path: Path, provenance: str):
     weights = MannWeights(**arrays, gate_inputs=model.gate_inputs.cpu().numpy(), Xmean=x_mean, Xstd=x_std,
                           Ymean=y_mean, Ystd=y_std, provenance=provenance, heel_contacts=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_mann(weights, path)
+    save_mann(weights, path, kind=kind)
     return weights
 
 

@@ -61,11 +61,31 @@ def gate_traces(mann: str, read=lambda controller: controller.expert_weights) ->
     return traces
 
 
-def gate_plot(out: Path, mann: str) -> None:
-    """Stacked expert weights over time, one panel per case, with the gait labels beneath."""
+def _frame_and_gait(surface, font, gaits: np.ndarray, xs: np.ndarray, box: tuple, band: int) -> None:
+    """A plot's frame in `box` (left, top, width, height), its seconds, and the gait band beneath."""
     import pygame
 
     from pfnn_demo.sim.features import GAIT_NAMES
+
+    left, top, plot_width, panel = box
+    frames = len(gaits)
+    pygame.draw.rect(surface, (0, 0, 0), box, 1)
+    for second in range(int(frames / 60) + 1):
+        x = left + second * 60 * plot_width / max(frames - 1, 1)
+        surface.blit(font.render(f"{second}s", True, (90, 90, 90)), (x - 8, top + panel + band + 4))
+    gait = np.argmax(gaits, axis=1)
+    step = plot_width / max(frames - 1, 1)
+    for frame in range(frames):
+        shade = [255 - (255 - c) // 3 for c in EXPERT_COLOURS[(gait[frame] + 3) % len(EXPERT_COLOURS)]]
+        pygame.draw.rect(surface, shade, (int(xs[frame]), top + panel + 2, int(step) + 1, band - 2))
+    changes = [0] + [f for f in range(1, frames) if gait[f] != gait[f - 1]]
+    for frame in changes:
+        surface.blit(font.render(GAIT_NAMES[gait[frame]], True, (0, 0, 0)), (xs[frame] + 2, top + panel + 2))
+
+
+def gate_plot(out: Path, mann: str) -> None:
+    """Stacked expert weights over time, one panel per case, with the gait labels beneath."""
+    import pygame
 
     pygame.font.init()
     font = pygame.font.Font(None, 22)
@@ -87,18 +107,7 @@ def gate_plot(out: Path, mann: str) -> None:
             lower = top + panel * (1 - cumulative[:, k])
             points = list(zip(xs, upper)) + list(zip(xs[::-1], lower[::-1]))
             pygame.draw.polygon(surface, EXPERT_COLOURS[k % len(EXPERT_COLOURS)], points)
-        pygame.draw.rect(surface, (0, 0, 0), (left, top, plot_width, panel), 1)
-        for second in range(int(frames / 60) + 1):
-            x = left + second * 60 * plot_width / max(frames - 1, 1)
-            surface.blit(font.render(f"{second}s", True, (90, 90, 90)), (x - 8, top + panel + band + 4))
-        gait = np.argmax(gaits, axis=1)
-        step = plot_width / max(frames - 1, 1)
-        for frame in range(frames):
-            shade = [255 - (255 - c) // 3 for c in EXPERT_COLOURS[(gait[frame] + 3) % len(EXPERT_COLOURS)]]
-            pygame.draw.rect(surface, shade, (int(xs[frame]), top + panel + 2, int(step) + 1, band - 2))
-        changes = [0] + [f for f in range(1, frames) if gait[f] != gait[f - 1]]
-        for frame in changes:
-            surface.blit(font.render(GAIT_NAMES[gait[frame]], True, (0, 0, 0)), (xs[frame] + 2, top + panel + 2))
+        _frame_and_gait(surface, font, gaits, xs, (left, top, plot_width, panel), band)
         top += panel + band + 26
     pygame.image.save(surface, str(out))
 
@@ -109,7 +118,6 @@ def manifold_plot(out: Path, deepphase: str) -> None:
     import pygame
 
     from pfnn_demo.sim.deepphase import AMPLITUDE, PHASE
-    from pfnn_demo.sim.features import GAIT_NAMES
 
     pygame.font.init()
     font = pygame.font.Font(None, 22)
@@ -135,18 +143,7 @@ def manifold_plot(out: Path, deepphase: str) -> None:
             points = [(float(x), float(y)) for x, y in zip(xs, middle - 0.45 * lane * curve)]
             pygame.draw.lines(surface, EXPERT_COLOURS[k % len(EXPERT_COLOURS)], False, points, 2)
             surface.blit(font.render(f"{k}", True, (0, 0, 0)), (left - 20, middle - 8))
-        pygame.draw.rect(surface, (0, 0, 0), (left, top, plot_width, panel), 1)
-        for second in range(int(frames / 60) + 1):
-            x = left + second * 60 * plot_width / max(frames - 1, 1)
-            surface.blit(font.render(f"{second}s", True, (90, 90, 90)), (x - 8, top + panel + band + 4))
-        gait = np.argmax(gaits, axis=1)
-        step = plot_width / max(frames - 1, 1)
-        for frame in range(frames):
-            shade = [255 - (255 - c) // 3 for c in EXPERT_COLOURS[(gait[frame] + 3) % len(EXPERT_COLOURS)]]
-            pygame.draw.rect(surface, shade, (int(xs[frame]), top + panel + 2, int(step) + 1, band - 2))
-        changes = [0] + [f for f in range(1, frames) if gait[f] != gait[f - 1]]
-        for frame in changes:
-            surface.blit(font.render(GAIT_NAMES[gait[frame]], True, (0, 0, 0)), (xs[frame] + 2, top + panel + 2))
+        _frame_and_gait(surface, font, gaits, xs, (left, top, plot_width, panel), band)
         top += panel + band + 26
     pygame.image.save(surface, str(out))
 

@@ -86,7 +86,7 @@ class ExpertPolicy(_PhaseCarrier):
         return "expert weights " + " ".join(f"{w:.2f}" for w in weights)
 
 
-class ManifoldPolicy(_PhaseCarrier):
+class ManifoldPolicy(ExpertPolicy):
     """The DeepPhase controller: each character carries its phase manifold (deepphase.py), read
     along the trajectory into the network's extra inputs and moved on by its predicted phases,
     amplitudes and frequencies; the gate blends the experts from it. A contact phase is carried
@@ -110,9 +110,7 @@ class ManifoldPolicy(_PhaseCarrier):
         state["manifold"][index] = pose.get("manifold", 0.0)
 
     def evaluate(self, x: np.ndarray, state: dict) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        full = np.concatenate([x, deepphase.manifold_input(state["manifold"])], axis=1)
-        y = self.network.predict_batch(full)
-        return y, {"experts_used": self.network.gate_weights}
+        return super().evaluate(np.concatenate([x, deepphase.manifold_input(state["manifold"])], axis=1), state)
 
     def advance(self, state: dict, y: np.ndarray, out: dict, stand_amount: np.ndarray) -> None:
         super().advance(state, y, out, stand_amount)
@@ -129,10 +127,6 @@ class ManifoldPolicy(_PhaseCarrier):
         super().restore(state, snapshot, index)
         if "manifold" in snapshot and np.shape(snapshot["manifold"])[-2:] == (self.channels, 3):
             state["manifold"][index] = snapshot["manifold"]
-
-    @staticmethod
-    def describe(used: dict[str, np.ndarray], character: int) -> str:
-        return ExpertPolicy.describe(used, character)
 
 
 POLICIES = {policy.kind: policy for policy in (PhasePolicy, ExpertPolicy, ManifoldPolicy)}

@@ -20,7 +20,7 @@ from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_
                         turning_start, variations, WallsBeside)
 from ...sim.deepphase import output_groups
 from .manifold_windows import clip_manifold, manifold_windows
-from .trainer import _torch, export, recipe, train
+from .trainer import _progress, _torch, export, recipe, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
                        "The database was created with funding from NSF EIA-0196217.")
@@ -358,7 +358,10 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_s
     gets the phase manifold inputs and outputs of the DeepPhase controller (manifold_windows)."""
     rng = np.random.default_rng(seed + 1)
     parts = []
-    for clip in _bar(progress, extended(clips, seed, jumps), "encoding phases" if phases is not None else "windows"):
+    built = extended(clips, seed, jumps)
+    meter = _progress(progress)(total=len(built), desc="encoding phases" if phases is not None else "windows")
+    for clip in built:
+        meter.update(1)
         clip = plant_feet(clip)
         for version in (clip, mirror_clip(clip)):
             ground = None
@@ -372,21 +375,11 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_s
                 extra_x, extra_y = manifold_windows(clip_manifold(phases, version.positions))
                 part = (np.concatenate([part[0], extra_x], axis=1), np.concatenate([part[1], extra_y], axis=1), part[2])
             parts.append(part)
+    meter.close()
     parts = [p for p in parts if len(p[0])]
     if not parts:
         raise PfnnError("no clip is long enough for a training window (2 s at 60 fps)")
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
-
-
-def _bar(enabled: bool, items: list, description: str):
-    """`items` with a progress bar on a terminal (tqdm, where installed)."""
-    if enabled:
-        try:
-            from tqdm import tqdm
-            return tqdm(items, desc=description, unit="clip")
-        except ImportError:
-            pass
-    return items
 
 
 def held_out_clips(clips: list) -> list:

@@ -371,4 +371,7 @@ def _progress(enabled: bool):
         def set_postfix(self, **kwargs):
             pass
 
+        def close(self):
+            pass
+
     return Silent

@@ -132,6 +132,18 @@ def test_the_phase_turns_by_the_predicted_frequency_and_meets_the_prediction_hal
     assert np.allclose(np.mod(manifold[:, NOW:, :, PHASE] - before[:, NOW:, :, PHASE] + 0.5, 1.0) - 0.5, 0, atol=1e-5)
 
 
+def test_a_standing_character_s_amplitudes_settle_as_the_pfnn_s_phase_slows():
+    count, channels = 3, 2
+    manifold = np.zeros((count, MANIFOLD_FRAMES, channels, 3), np.float32)
+    shape = (count, FUTURE_SAMPLES, channels)
+    prediction = {"vectors": np.zeros(shape + (2,), np.float32), "amplitude": np.full(shape, 0.8, np.float32),
+                  "frequency": np.full(shape, 1.5, np.float32)}
+    # Moving, half-stood, stood: the amplitudes are scaled by 0.1 + 0.9 x the stand amount.
+    advance_manifold(manifold, prediction, np.array([1.0, 0.5, 0.0]))
+    assert np.allclose(manifold[:, NOW:, :, AMPLITUDE], np.array([0.8, 0.44, 0.08])[:, None, None])
+    assert np.allclose(manifold[:, NOW:, :, FREQUENCY], 1.5)
+
+
 def test_the_crowd_feeds_the_manifold_along_the_trajectory_and_snapshots_repeat(deepphase_path):
     from pfnn_demo.sim.controller import Controller
     from pfnn_demo.sim.headless import simulate
@@ -298,6 +310,41 @@ def test_the_shipped_controller_fits_the_size_limit_and_walks_through_its_manifo
     assert abs(cycles_per_second / strides_per_second - 1) < 0.15, (cycles_per_second, strides_per_second)
     # Every channel is stronger walking than standing.
     assert np.all(walking[:, :, AMPLITUDE].mean(axis=0) > standing[:, :, AMPLITUDE].mean(axis=0))
+
+
+@pytest.mark.skipif(not SHIPPED.is_file(), reason="network/deepphase.npz is not in this checkout")
+def test_the_shipped_controller_comes_to_rest_after_a_jog():
+    from pfnn_demo.sim.controller import Controller
+    from pfnn_demo.sim.headless import simulate
+    from pfnn_demo.sim.input_script import InputScript
+    from pfnn_demo.sim.scene import load_scene
+    from pfnn_demo.tools.evaluation import CONTACT_JOINTS, STANDING_AFTER
+
+    script = InputScript.load("jog_and_stop")
+    controller = Controller(load_network(SHIPPED), load_scene("plaza"), starts=script.starts_in(load_scene("plaza")))
+
+    class Capture:
+        amplitudes: list = []
+        feet: list = []
+
+        def capture(self, controller, controls):
+            self.amplitudes.append(controller.phase_manifold[:, AMPLITUDE].copy())
+            self.feet.append(controller.joint_positions_final[CONTACT_JOINTS].copy())
+
+    capture = Capture()
+    _, failure = simulate(controller, script, script.frames, capture)
+    assert failure is None
+    stick = np.array([np.hypot(script.state(frame).move_x, script.state(frame).move_y) for frame in range(script.frames)])
+    released = np.flatnonzero(stick > 0.2)[-1] + 1
+    settled = released + int(STANDING_AFTER * 60)
+    assert script.frames - settled >= 30
+    # A second after the stick is released the manifold has wound down and the feet are planted
+    # (the evaluation's standing-feet bar, 1 unit/s).
+    amplitudes = np.array(capture.amplitudes)
+    assert np.all(amplitudes[settled:].mean(axis=0) < 0.25 * amplitudes[released - 60:released].mean(axis=0))
+    feet = np.array(capture.feet, np.float64)[settled:]
+    speed = np.linalg.norm(np.diff(feet, axis=0), axis=-1).mean() * 60
+    assert speed <= 1.0, speed
 
 
 def test_the_window_offers_it_as_a_controller_and_the_hud_draws_its_phase_channels(gl, deepphase_path):

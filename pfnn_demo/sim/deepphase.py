@@ -114,14 +114,22 @@ def manifold_input(manifold: np.ndarray) -> np.ndarray:
     return phase_input(samples[..., PHASE], samples[..., AMPLITUDE])
 
 
-def advance_manifold(manifold: np.ndarray, predicted: dict[str, np.ndarray]) -> None:
+def advance_manifold(manifold: np.ndarray, predicted: dict[str, np.ndarray],
+                     moving: np.ndarray | float = 1.0) -> None:
     """Move the characters' manifold (N, MANIFOLD_FRAMES, M, 3) on by one tick, in place: the past
     shifts by a frame; now and the future samples become their previous values rotated by the
     predicted frequency over a tick, blended halfway with the predicted phase vectors (DeepPhase's
     update, which keeps the phase turning smoothly where a prediction alone would wobble), at the
-    predicted amplitudes and frequencies."""
+    predicted amplitudes and frequencies.
+
+    `moving` (N,) is the crowd's stand amount, 1 while the trajectory moves and 0 once it stands
+    (the PFNN's phase slows by it). The predicted amplitudes are scaled by 0.1 + 0.9 `moving`: the
+    network is fed the amplitudes it predicted, and a network that predicts about the amplitude it
+    is given keeps a walk's amplitudes through a stand (0.3 to 1.4 a second after the stick is
+    released, where the data's settled stands have 0.02 to 0.05), and with them a stepping pose."""
+    settle = (np.float32(0.1) + np.float32(0.9) * np.asarray(moving, np.float32)).reshape(-1, 1, 1)
     frequency = np.maximum(predicted["frequency"], 0.0)
-    amplitude = np.maximum(predicted["amplitude"], 0.0)
+    amplitude = np.maximum(predicted["amplitude"], 0.0) * settle
     previous = manifold[:, NOW:, :, PHASE] + frequency * TICK
     rotated = np.stack([np.sin(2 * np.pi * previous), np.cos(2 * np.pi * previous)], axis=-1)
     vectors = predicted["vectors"]

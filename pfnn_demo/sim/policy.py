@@ -114,7 +114,7 @@ class ManifoldPolicy(ExpertPolicy):
 
     def advance(self, state: dict, y: np.ndarray, out: dict, stand_amount: np.ndarray) -> None:
         super().advance(state, y, out, stand_amount)
-        deepphase.advance_manifold(state["manifold"], deepphase.read_phase_output(y, self.channels))
+        deepphase.advance_manifold(state["manifold"], deepphase.read_phase_output(y, self.channels), stand_amount)
 
     def manifold_now(self, state: dict) -> np.ndarray:
         return state["manifold"][:, deepphase.NOW].copy()

@@ -21,6 +21,25 @@ SHIPPED = REPO / "network" / "deepphase.npz"
 CHANNELS = 2
 
 
+def _played_with_manifold(controller, script, frames: int) -> tuple[dict, np.ndarray]:
+    """Play `script` headless: its recording's arrays and the player's manifold (T, M, 3) per frame."""
+    from pfnn_demo.sim.headless import simulate
+    from pfnn_demo.sim.recording import Recorder
+
+    class ManifoldRecorder(Recorder):
+        manifold: list
+
+        def capture(self, controller, controls):
+            super().capture(controller, controls)
+            self.manifold.append(controller.phase_manifold.copy())
+
+    recorder = ManifoldRecorder(controller)
+    recorder.manifold = []
+    _, failure = simulate(controller, script, frames, recorder)
+    assert failure is None
+    return recorder.arrays(), np.array(recorder.manifold)
+
+
 def make_deepphase_weights(seed: int = 0, channels: int = CHANNELS, experts: int = 3, hidden=(40, 32),
                            gate_hidden: int = 12) -> MannWeights:
     """A small random DeepPhase network with the runtime's layout."""
@@ -275,7 +294,6 @@ def test_training_without_a_phases_file_is_a_one_line_error(tmp_path, capsys):
 @pytest.mark.skipif(not SHIPPED.is_file(), reason="network/deepphase.npz is not in this checkout")
 def test_the_shipped_controller_fits_the_size_limit_and_walks_through_its_manifold():
     from pfnn_demo.sim.controller import Controller
-    from pfnn_demo.sim.headless import simulate
     from pfnn_demo.sim.input_script import InputScript
     from pfnn_demo.sim.scene import load_scene
     from pfnn_demo.tools.phase_manifold import PhaseEncoder
@@ -287,24 +305,13 @@ def test_the_shipped_controller_fits_the_size_limit_and_walks_through_its_manifo
     encoder = PhaseEncoder.load(REPO / "network" / "phases.npz")
     assert network.channels == encoder.channels
     controller = Controller(network, load_scene("plaza"))
-
-    class Capture:
-        manifold: list = []
-        contacts: list = []
-
-        def capture(self, controller, controls):
-            self.manifold.append(controller.phase_manifold.copy())
-            self.contacts.append(controller.contacts.copy())
-
-    capture = Capture()
-    _, failure = simulate(controller, InputScript.load("walk_circle"), 900, capture)
-    assert failure is None
-    walking, standing = np.array(capture.manifold[300:]), np.array(capture.manifold[:30])
+    recording, manifold = _played_with_manifold(controller, InputScript.load("walk_circle"), 900)
+    walking, standing = manifold[300:], manifold[:30]
     # Walking, the strongest channel turns once a stride: as often as the left heel lands.
     strongest = int(np.argmax(walking[:, :, AMPLITUDE].mean(axis=0)))
     turns = np.mod(np.diff(walking[:, strongest, PHASE]), 1.0)
     cycles_per_second = np.mean(np.where(turns > 0.5, turns - 1.0, turns)) * 60
-    heel = np.array(capture.contacts[300:])[:, 0] > 0.5
+    heel = recording["contacts"][300:, 0] > 0.5
     strides_per_second = np.count_nonzero(heel[1:] & ~heel[:-1]) / (len(heel) / 60)
     assert strides_per_second > 0.3
     assert abs(cycles_per_second / strides_per_second - 1) < 0.15, (cycles_per_second, strides_per_second)
@@ -315,36 +322,21 @@ def test_the_shipped_controller_fits_the_size_limit_and_walks_through_its_manifo
 @pytest.mark.skipif(not SHIPPED.is_file(), reason="network/deepphase.npz is not in this checkout")
 def test_the_shipped_controller_comes_to_rest_after_a_jog():
     from pfnn_demo.sim.controller import Controller
-    from pfnn_demo.sim.headless import simulate
     from pfnn_demo.sim.input_script import InputScript
     from pfnn_demo.sim.scene import load_scene
-    from pfnn_demo.tools.evaluation import CONTACT_JOINTS, STANDING_AFTER
+    from pfnn_demo.tools.evaluation import STANDING_AFTER, standing_foot_speed
 
-    script = InputScript.load("jog_and_stop")
-    controller = Controller(load_network(SHIPPED), load_scene("plaza"), starts=script.starts_in(load_scene("plaza")))
-
-    class Capture:
-        amplitudes: list = []
-        feet: list = []
-
-        def capture(self, controller, controls):
-            self.amplitudes.append(controller.phase_manifold[:, AMPLITUDE].copy())
-            self.feet.append(controller.joint_positions_final[CONTACT_JOINTS].copy())
-
-    capture = Capture()
-    _, failure = simulate(controller, script, script.frames, capture)
-    assert failure is None
-    stick = np.array([np.hypot(script.state(frame).move_x, script.state(frame).move_y) for frame in range(script.frames)])
-    released = np.flatnonzero(stick > 0.2)[-1] + 1
+    script, scene = InputScript.load("jog_and_stop"), load_scene("plaza")
+    controller = Controller(load_network(SHIPPED), scene, starts=script.starts_in(scene))
+    recording, manifold = _played_with_manifold(controller, script, script.frames)
+    released = np.flatnonzero(np.linalg.norm(recording["stick"], axis=1) > 0.2)[-1] + 1
     settled = released + int(STANDING_AFTER * 60)
     assert script.frames - settled >= 30
     # A second after the stick is released the manifold has wound down and the feet are planted
     # (the evaluation's standing-feet bar, 1 unit/s).
-    amplitudes = np.array(capture.amplitudes)
+    amplitudes = manifold[..., AMPLITUDE]
     assert np.all(amplitudes[settled:].mean(axis=0) < 0.25 * amplitudes[released - 60:released].mean(axis=0))
-    feet = np.array(capture.feet, np.float64)[settled:]
-    speed = np.linalg.norm(np.diff(feet, axis=0), axis=-1).mean() * 60
-    assert speed <= 1.0, speed
+    assert standing_foot_speed(recording) <= 1.0, standing_foot_speed(recording)
 
 
 def test_the_window_offers_it_as_a_controller_and_the_hud_draws_its_phase_channels(gl, deepphase_path):

@@ -131,7 +131,7 @@ def advance_manifold(manifold: np.ndarray, predicted: dict[str, np.ndarray],
     frequency = np.maximum(predicted["frequency"], 0.0)
     amplitude = np.maximum(predicted["amplitude"], 0.0) * settle
     previous = manifold[:, NOW:, :, PHASE] + frequency * TICK
-    rotated = np.stack([np.sin(2 * np.pi * previous), np.cos(2 * np.pi * previous)], axis=-1)
+    rotated = phase_vectors(previous, 1.0)
     vectors = predicted["vectors"]
     length = np.linalg.norm(vectors, axis=-1, keepdims=True)
     direction = np.where(length > 1e-6, vectors / np.maximum(length, 1e-6), rotated)

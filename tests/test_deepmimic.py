@@ -316,6 +316,28 @@ def test_rolling_ground_keeps_planted_feet_on_it_and_feeds_the_terrain_inputs(lo
     assert X_flat[:, INPUT["height_side_pos"]].std() == 0.0
 
 
+def test_walking_down_a_slope_puts_planted_toes_on_the_ground_under_them(looped_walk):
+    """Down a slope each toe is lower than its heel: raised only as far as the ground under the
+    heel, a planted toe floated a slope's drop over a foot's length above its own ground."""
+    from pfnn_demo.tools.train.synthesis import on_terrain
+
+    root = looped_walk.positions[:, 0].astype(np.float64)
+    ahead = (root[-1] - root[0])[[0, 2]] / np.linalg.norm((root[-1] - root[0])[[0, 2]])
+
+    def downhill(x, z):
+        return -0.3 * (np.asarray(x) * ahead[0] + np.asarray(z) * ahead[1])
+
+    sloped = on_terrain(looped_walk, downhill)
+    for heel, toe, column in ((4, 5, 1), (9, 10, 3)):
+        planted = looped_walk.contacts[:, column] > 0.5
+        on_flat = np.median(looped_walk.positions[planted, toe, 1])
+        toes = sloped.positions[planted, toe].astype(np.float64)
+        assert abs(np.median(toes[:, 1] - downhill(toes[:, 0], toes[:, 2])) - on_flat) < 1.0
+        length = np.linalg.norm(looped_walk.positions[:, toe] - looped_walk.positions[:, heel], axis=1)
+        pitched = np.linalg.norm(sloped.positions[:, toe] - sloped.positions[:, heel], axis=1)
+        np.testing.assert_allclose(pitched, length, rtol=1e-4)
+
+
 def test_rolling_ground_carries_the_body_no_harder_than_the_ground_rises_and_falls(looped_walk):
     from pfnn_demo.tools.train.synthesis import RollingGround, on_terrain
 

@@ -692,8 +692,8 @@ def _pitch_feet(old: np.ndarray, new: np.ndarray, rotations: np.ndarray, rises: 
         length = np.linalg.norm(foot, axis=1)
         height = np.clip(foot[:, 1] + rise, -MAX_FOOT_PITCH * length, MAX_FOOT_PITCH * length)
         along = foot[:, [0, 2]] / np.maximum(np.linalg.norm(foot[:, [0, 2]], axis=1), 1e-9)[:, None]
-        across = np.sqrt(length ** 2 - height ** 2)[:, None] * along
-        pitched = np.stack([across[:, 0], height, across[:, 1]], axis=1)
+        horizontal = np.sqrt(length ** 2 - height ** 2)[:, None] * along
+        pitched = np.stack([horizontal[:, 0], height, horizontal[:, 1]], axis=1)
         new[:, toe] = new[:, heel] + pitched
         turn = rotation_between(foot, pitched)
         rotations[:, heel] = turn @ rotations[:, heel]

@@ -85,9 +85,10 @@ NO_JUMP = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0], np.float32)
 def apply_category(clip, category: str) -> None:
     """Labels that the clip's category knows better than automatic labelling (in place): a
     sneak is crouched throughout, a jump clip holds one jump around its longest flight, a jumps
-    clip jumps at every flight, stairs climb their own ground, a walk over uneven ground stands on
-    the ground recovered from its footsteps (its contacts measured from it), and no other
-    captured clip jumps (a missed contact is not a flight)."""
+    clip jumps at every flight and walks where it steps between them, stairs climb their own
+    ground, a walk over uneven ground stands on the ground recovered from its footsteps (its
+    contacts measured from it), and no other captured clip jumps (a missed contact is not a
+    flight)."""
     clip.category = category
     if not category:
         return
@@ -97,6 +98,13 @@ def apply_category(clip, category: str) -> None:
     if category == "uneven":
         relabel_on_footsteps(clip)
     gaits = clip.gaits * NO_JUMP
+    if category == "jumps":
+        # Between its jumps the subject shuffles and turns on the spot, the root nearly still:
+        # labelled standing, those steps taught the network to shuffle once the stick is
+        # released. Standing keeps both feet down; a lifted foot walks.
+        moved = gaits[:, 0] * labels.stepping(clip.contacts, FPS)
+        gaits[:, 0] -= moved
+        gaits[:, 1] += moved
     if category in ("jump", "jumps"):
         find = labels.jump_weights if category == "jump" else labels.jumps_weights
         weight = find(clip.contacts > 0.5, FPS)[:, None]

@@ -156,6 +156,7 @@ if __name__ == "__main__":
     parser.add_argument("--out-dir", default=str(Path(__file__).parent), help="folder of the pictures")
     options = parser.parse_args()
     folder = Path(options.out_dir)
+    folder.mkdir(parents=True, exist_ok=True)     # as the other figure scripts do
     gate_plot(folder / "mann_gate.png", options.mann)
     manifold_plot(folder / "deepphase_channels.png", options.deepphase)
     strip(folder / "controllers.png", [("PFNN", options.pfnn), ("MANN", options.mann), ("DeepPhase", options.deepphase)])

@@ -133,11 +133,15 @@ def gait_weights(positions: np.ndarray, contacts: np.ndarray, fps: float, standi
     return weights / np.where(total > 0, total, 1)
 
 
+def both_feet_down(down: np.ndarray) -> np.ndarray:
+    """(T,) booleans: each foot has its heel or its toe down, from (T, 4) flags in CONTACT_ORDER."""
+    return (down[:, 0] | down[:, 1]) & (down[:, 2] | down[:, 3])
+
+
 def stepping(contacts: np.ndarray, fps: float) -> np.ndarray:
     """(T,) in [0, 1]: how much each frame steps, from the share of the quarter second around it
     with a foot lifted (neither its heel nor its toe down); half of it lifted counts fully."""
-    contacts = np.asarray(contacts) > 0.5
-    lifted = ~(contacts[:, 0] | contacts[:, 1]) | ~(contacts[:, 2] | contacts[:, 3])
+    lifted = ~both_feet_down(np.asarray(contacts) > 0.5)
     share = ndimage.uniform_filter1d(lifted.astype(float), max(int(0.25 * fps), 1), mode="nearest")
     return np.clip(2.0 * share, 0.0, 1.0)
 

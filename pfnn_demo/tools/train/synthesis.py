@@ -226,7 +226,7 @@ def feet_down(clip: Clip) -> np.ndarray:
 def double_support_frames(clip: Clip) -> np.ndarray:
     """The middle frame of each spell with both feet on the floor (a heel or a toe each)."""
     down = feet_down(clip)
-    both = (down[:, 0] | down[:, 1]) & (down[:, 2] | down[:, 3])
+    both = labels.both_feet_down(down)
     spells, count = ndimage.label(both)
     return np.array([int(np.flatnonzero(spells == k).mean()) for k in range(1, count + 1)], dtype=int)
 

@@ -446,6 +446,21 @@ def test_open_tracking_leaves_out_the_frames_against_a_wall(tmp_path):
     assert result["open tracking"] < 0.75 * result["tracking"], result
 
 
+def test_contact_height_leaves_out_toes_beside_a_block_but_keeps_slopes_and_steps():
+    from pfnn_demo.sim.terrain import Heightmap
+    from pfnn_demo.tools.evaluation import EDGE_STEP, FOOT_REACH, on_walkable_ground
+
+    x = (np.arange(100, dtype=np.float32) - 50)[:, None] * np.ones((1, 100), np.float32) * 4.0   # world x
+    block = Heightmap(np.where(x >= 0, 60.0, 0.0).astype(np.float32), cell_size=4.0)  # a block from x = 0
+    toes = np.array([[-40.0, 3.0, 0.0], [-FOOT_REACH / 2, 3.0, 0.0], [FOOT_REACH / 2, 63.0, 0.0], [40.0, 63.0, 0.0]])
+    # Beside the block a sample reads somewhere between the street and the block's top.
+    assert on_walkable_ground(block, toes).tolist() == [True, False, False, True]
+    # A slope of 40 degrees, and a terrace step just under EDGE_STEP, are ground a foot stands on.
+    slope = Heightmap((np.tan(np.radians(40)) * x).astype(np.float32), cell_size=4.0)
+    step = Heightmap(np.where(x >= 0, EDGE_STEP - 1, 0.0).astype(np.float32), cell_size=4.0)
+    assert on_walkable_ground(slope, toes).all() and on_walkable_ground(step, toes).all()
+
+
 def test_root_motion_and_future_trajectory_weigh_more_in_the_loss(walk_clip):
     from pfnn_demo.tools.train.database import OUTPUT_WEIGHTS, normalisation
 

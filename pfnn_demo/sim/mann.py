@@ -213,12 +213,17 @@ class ModeAdaptiveNetwork:
                 hidden = elu(hidden)
         return softmax(hidden)
 
-    def predict_batch(self, x: np.ndarray, _unused=None) -> np.ndarray:
-        """Many inputs (N, input_size) -> outputs (N, output_size); the gate's weights of each
-        row are left in `gate_weights`."""
+    def predict_batch(self, x: np.ndarray, _unused=None, blend_from: np.ndarray | None = None,
+                      ease: float = 1.0) -> np.ndarray:
+        """Many inputs (N, input_size) -> outputs (N, output_size); the experts' blend of each
+        row is left in `gate_weights`. With `blend_from` (N, K), the last blend of each row, the
+        blend moves only `ease` of the way from it to the gate's (rows of NaN take the gate's)."""
         x = np.atleast_2d(np.asarray(x, dtype=np.float32))
         hidden = (x - self._x_mean) * self._x_scale
         blend = self.gate(hidden).astype(np.float32)
+        if blend_from is not None and ease < 1.0:
+            eased = blend_from + np.float32(ease) * (blend - blend_from)
+            blend = np.where(np.isnan(blend_from), blend, eased).astype(np.float32)
         self.gate_weights = blend
         last = len(self._experts) - 1
         for depth, (stacked, biases, experts, out) in enumerate(self._experts):

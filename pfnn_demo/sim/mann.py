@@ -223,7 +223,7 @@ class ModeAdaptiveNetwork:
         blend = self.gate(hidden).astype(np.float32)
         if blend_from is not None and ease < 1.0:
             eased = blend_from + np.float32(ease) * (blend - blend_from)
-            blend = np.where(np.isnan(blend_from), blend, eased).astype(np.float32)
+            blend = np.where(np.isnan(blend_from), blend, eased)
         self.gate_weights = blend
         last = len(self._experts) - 1
         for depth, (stacked, biases, experts, out) in enumerate(self._experts):

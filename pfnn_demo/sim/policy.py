@@ -71,15 +71,15 @@ class PhasePolicy(_PhaseCarrier):
 
 class ExpertPolicy(_PhaseCarrier):
     """The mode-adaptive network: its gate blends the experts from the input alone, and each
-    character's blend eases towards the gate's by GATE_EASE a frame. The phase it predicts (its
-    phase-step output, trained as the PFNN's) is carried for the HUD and recordings, never fed
-    back; what the last step used is the experts' blend."""
+    character's blend moves `gate_ease` of the way towards the gate's each frame. The phase it
+    predicts (its phase-step output, trained as the PFNN's) is carried for the HUD and
+    recordings, never fed back; what the last step used is the experts' blend."""
 
     kind = "mann"
     state_keys = ("phase", "blend")
     # The gate reads the trajectory's far future, which jumps when the stick does: followed at
     # once, its blend swung by 0.23-0.65 in one frame at stick changes and the raw pose snapped
-    # with it. Eased by half a frame, random play in the plaza snapped in 70 frames instead of
+    # with it. Moving half way each frame, random play in the plaza snapped in 70 frames instead of
     # 95 and shook 12 % less (mean joint acceleration 430 against 488), turning as fast.
     gate_ease = 0.5
 

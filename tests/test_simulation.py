@@ -49,7 +49,7 @@ def test_reproduces_the_original_demo_under_its_scripts(original_weights, name):
     with np.load(require_shared(f"reference/oracle/{name}.npz")) as data:
         oracle = {key: data[key] for key in ("axes", "X", "Y", "root_position", "joint_positions", "phase")}
     controller = Controller(PhaseFunctionedNetwork(original_weights, "constant"), load_scene("plaza"),
-                            keep_bone_lengths=False, start_pose="mean", ik_soft_reach=0.0)
+                            keep_bone_lengths=False, start_pose="mean", original_ik=True)
     worst = {"X": 0.0, "Y": 0.0, "root": 0.0, "joints": 0.0}
     for frame, axes in enumerate(oracle["axes"]):
         controller.step(InputState.from_sdl_axes(axes))
@@ -218,3 +218,34 @@ def test_a_foot_back_in_contact_while_its_lock_fades_is_held_again():
     assert np.all((ik.lock > 0.99))
     drift = np.linalg.norm((toes[-1] - toes[20])[:, [0, 2]], axis=-1)     # 4 units of body drift
     assert np.all(drift < 0.3), drift
+
+
+@pytest.mark.parametrize("original", [False, True])
+def test_a_locked_foot_on_rough_ground_stays_still_while_the_network_turns_it(original):
+    # After a stop a network often gathers its feet under a lock: its foot turns while the drawn
+    # one is held. The original levels the held heel on terrain sampled across the network's foot,
+    # so off the flat the turning swept the samples and rolled the drawn foot, moving its toe while
+    # standing (on a slope, most of a unit as the foot turns 40 degrees; up to 4 units/s over
+    # rocks); a locked foot now keeps the axis across it that it locked with.
+    from pfnn_demo.sim.foot_ik import FootIK
+    from pfnn_demo.sim.rotation import axis_angle_matrix
+    from pfnn_demo.sim.terrain import Heightmap
+
+    grid = np.arange(-64, 64, dtype=np.float32)
+    x, z = np.meshgrid(grid, grid, indexing="ij")
+    terrain = Heightmap(2.0 + 0.8 * (x + z), cell_size=1.0)                 # a slope, diagonal to the feet
+    ik = FootIK(1, use_heel_contacts=True, original=original)
+    ik.reset(0, 0.0)
+    pose = _standing_pose()
+    toes = []
+    for frame in range(50):       # the smoothed ground settles, then each foot turns 1 degree a frame
+        turned = pose.copy()
+        for heel, toe in ((4, 5), (9, 10)):
+            turn = axis_angle_matrix(np.array([0.0, 1.0, 0.0]), np.radians(max(frame - 10, 0))).astype(np.float32)
+            pivot = pose[0, heel, :3, 3]
+            turned[0, [heel, toe], :3, :3] = turn @ pose[0, [heel, toe], :3, :3]
+            turned[0, toe, :3, 3] = pivot + turn @ (pose[0, toe, :3, 3] - pivot)
+        toes.append(ik.solve(turned, np.full((1, 4), 0.9), terrain)[0, [5, 10], :3, 3])
+    moved = np.linalg.norm(toes[-1] - toes[10], axis=-1)
+    assert np.all(ik.lock > 0.99)
+    assert np.all(moved > 0.5) if original else np.all(moved < 0.05), moved

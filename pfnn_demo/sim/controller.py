@@ -20,7 +20,6 @@ from .input_state import InputState
 from .phase_network import PhaseFunctionedNetwork
 from .scene import Scene
 from .trajectory import CURRENT, SAMPLE_FRAMES
-from .two_bone import SOFT_REACH
 
 PLAYER = 0
 
@@ -53,14 +52,14 @@ class TrajectoryView:
 class Controller:
     def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, use_heel_contacts: bool | None = None,
                  characters: int = 1, starts: np.ndarray | None = None, keep_bone_lengths: bool = True,
-                 start_pose: str = "settled", ik_soft_reach: float = SOFT_REACH):
+                 start_pose: str = "settled", original_ik: bool = False):
         """The player at the scene's start (or `starts[0]`); `characters - 1` more at `starts[1:]`.
         `keep_bone_lengths`: draw the network's poses on the rest bone lengths; `start_pose`: start
         in the network's mean pose (the original demo) or the standing pose it settles into;
-        `ik_soft_reach`: the foot IK's easing into full extension, 0 for the original's (Crowd)."""
+        `original_ik`: the original demo's foot IK (Crowd)."""
         self.camera = OrbitCamera()
         self.crowd = Crowd(network, scene, characters, use_heel_contacts, starts, keep_bone_lengths, start_pose,
-                           ik_soft_reach)
+                           original_ik)
         self.controls = Controls.still(characters)
         self.last_controls = self.controls   # the rows of the last step (recordings read them)
         self.trajectory = TrajectoryView(self.crowd.trajectory, PLAYER)

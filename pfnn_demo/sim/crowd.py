@@ -17,7 +17,6 @@ from .controls import GAIT_SMOOTH, Controls, gait_goals, update_targets
 from . import bone_lengths
 from .features import INPUT_SIZE, STAND, read_output, write_joint_input
 from .foot_ik import FootIK
-from .two_bone import SOFT_REACH
 from .phase_network import PhaseFunctionedNetwork
 from .policy import policy_for
 from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y, yaw_matrix, yaw_of
@@ -33,7 +32,7 @@ DIVERGENCE_STDS = 1e4   # outputs farther than this from the mean (in standard d
 class Crowd:
     def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, count: int = 1,
                  use_heel_contacts: bool | None = None, starts: np.ndarray | None = None,
-                 keep_bone_lengths: bool = True, start_pose: str = "settled", ik_soft_reach: float = SOFT_REACH):
+                 keep_bone_lengths: bool = True, start_pose: str = "settled", original_ik: bool = False):
         """`count` characters in `scene`, at `starts` (count, 2) (x, z) (default: all at the scene's
         start). `use_heel_contacts`: foot IK locks on heel as well as toe contacts; by default as
         the network's weights say (NetworkWeights.heel_contacts). `keep_bone_lengths`: the drawn
@@ -42,8 +41,10 @@ class Crowd:
         pose, as the original demo does ("mean"), or in the standing pose the network settles into
         from it ("settled", the default): a mean pose is a blur of every stance, and from it a
         network shuffles for a second, or, pushed at once, can set off walking backwards.
-        `ik_soft_reach`: units over which the foot IK eases a leg into full extension; 0 is the
-        original demo's hard limit (with `keep_bone_lengths=False`, its drawing exactly)."""
+        `original_ik`: the original demo's foot IK (a hard limit to a leg's reach, and a locked foot
+        levelled on the network's own axis across it every frame; with `keep_bone_lengths=False`,
+        its drawing exactly) instead of easing a leg into full extension and holding a locked
+        foot's roll."""
         if start_pose not in ("mean", "settled"):
             raise ValueError(f"start_pose must be 'mean' or 'settled', not {start_pose!r}")
         if count < 1:
@@ -59,7 +60,7 @@ class Crowd:
         self.trajectory = Trajectory(count)
         if use_heel_contacts is None:
             use_heel_contacts = bool(getattr(network.weights, "heel_contacts", False))
-        self.ik = FootIK(count, use_heel_contacts, ik_soft_reach)
+        self.ik = FootIK(count, use_heel_contacts, original_ik)
         self.ik_enabled = np.ones(count, bool)
         # How much of the foot IK is drawn: follows ik_enabled over IK_FADE_FRAMES ticks (a switch
         # at once moved a locked foot to the network's in one frame, up to 130 units).
@@ -254,6 +255,7 @@ class Crowd:
             "ik_lock": ik.lock[index].reshape(np.shape(ik.lock[index])[:-2] + (4,)),
             "ik_position": ik.position[index].reshape(np.shape(ik.position[index])[:-3] + (4, 3)).copy(),
             "ik_height": ik.height[index].reshape(np.shape(ik.height[index])[:-2] + (4,)),
+            "ik_across": ik.across[index].copy(),
         }
 
     def restore(self, state: dict[str, np.ndarray], index=slice(None)) -> None:
@@ -281,6 +283,9 @@ class Crowd:
         ik.lock[index] = np.asarray(state["ik_lock"]).reshape(np.shape(ik.lock[index]))
         ik.position[index] = np.asarray(state["ik_position"]).reshape(np.shape(ik.position[index]))
         ik.height[index] = np.asarray(state["ik_height"]).reshape(np.shape(ik.height[index]))
+        # States saved before locked feet held their roll have none: each foot then levels on the
+        # network's axis until it locks again.
+        ik.across[index] = state.get("ik_across", 0.0)
 
 
 def _mean_pose(network: PhaseFunctionedNetwork, gaits_shape: tuple) -> dict:

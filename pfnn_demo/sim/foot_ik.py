@@ -4,7 +4,9 @@ align heels and toes.
 Every quantity carries a leading (N, 2) axis pair: character, then leg (left, right). The maths
 is the original's, step by step, as batched 4x4 transforms (column vectors: rotation in [:3, :3],
 translation in [:3, 3]); a step the original skips for a leg (a heel already on its target, a
-foot out of contact) is computed anyway and discarded with a mask.
+foot out of contact) is computed anyway and discarded with a mask. Two departures, both undone
+by `FootIK(original=True)`: a leg eases into full extension instead of snapping straight, and a
+locked foot keeps the roll it locked with.
 """
 
 from __future__ import annotations
@@ -101,22 +103,28 @@ def _clamp_heights(points: np.ndarray, terrain: Heightmap, lift: float, low: np.
 class FootIK:
     """The IK state (locks, locked positions, smoothed ground heights) of N characters."""
 
-    def __init__(self, count: int = 1, use_heel_contacts: bool = False, soft_reach: float = SOFT_REACH):
+    def __init__(self, count: int = 1, use_heel_contacts: bool = False, original: bool = False):
         # The original locks on toe contacts only; heel contacts can be added (max of heel and toe).
         # A foot locks while its contact is at least the threshold of its kind of contacts: the
         # original's on toe contacts, the labels' midpoint on heel and toe contacts (pfnn-demo's).
         self.use_heel_contacts = use_heel_contacts
         # Units over which a leg eases into full extension (two_bone.soft_reach); 0: the
         # original's hard limit, which snaps a knee straight as a target passes out of reach.
-        self.soft_reach = soft_reach
+        self.soft_reach = 0.0 if original else SOFT_REACH
+        # Whether a locked foot keeps its axis across (the original levels it on the network's own
+        # axis every frame, which rolls a locked foot on rough ground as the network's foot turns).
+        self.hold_roll = not original
         self.threshold = LABELLED_THRESHOLD if use_heel_contacts else THRESHOLD
         self.lock = np.zeros((count, 2, 2))          # (N, heel/toe, leg)
         self.position = np.zeros((count, 2, 2, 3))
         self.height = np.zeros((count, 2, 2))
+        # Each leg's heel axis across the foot, held while it is locked (zero: none held yet).
+        self.across = np.zeros((count, 2, 3))
 
     def reset(self, index, height) -> None:
         self.lock[index] = 0.0
         self.position[index] = 0.0
+        self.across[index] = 0.0
         self.height[index] = np.asarray(height, np.float64)[..., None, None]
 
     def leg_contacts(self, contacts: np.ndarray) -> np.ndarray:
@@ -153,8 +161,16 @@ class FootIK:
         self._two_joint(g, local, keys[:, HEEL])
         self._forward(g, local)
         touching = weight > 0
+        # A locked foot keeps the axis across it that it had when it locked: the heel is levelled
+        # on terrain sampled either side along that axis, and the network's foot turning under a
+        # lock (gathering after a stop) swept those samples over rough ground, rolling the drawn
+        # foot about its locked heel and moving its toe several units while standing.
+        current = g["heel"][..., :3, 0]
+        held = np.where((self.hold_roll & (np.linalg.norm(self.across, axis=-1) > 0.5))[..., None],
+                        self.across, current)
+        across = _normalize(current + self.lock[:, HEEL, :, None] * (held - current))
         if np.any(touching):
-            heel = self._orient_heel(g, local, keys[:, TOE], weight, terrain)
+            heel = self._orient_heel(g, local, keys[:, TOE], weight, terrain, across)
             local["heel"] = np.where(touching[..., None, None], heel, local["heel"])
             self._forward(g, local)
             toe = self._orient_toe(g, local, weight, terrain)
@@ -171,6 +187,7 @@ class FootIK:
         self.lock = np.where(engage[:, None], 1.0, lock)
         reached = np.stack([g["heel"][..., :3, 3], g["toe"][..., :3, 3]], axis=1)
         self.position = np.where(engage[:, None, :, None], reached, self.position)
+        self.across = np.where(engage[..., None], across, self.across)
         self.height = np.where(active[:, None, None], height, self.height)
 
         out = global_pose.copy()
@@ -207,11 +224,12 @@ class FootIK:
         local["knee"][..., :3, :3] = np.swapaxes(hip_rotation, -1, -2) @ knee_rotation
 
     @staticmethod
-    def _orient_heel(g: dict, local: dict, toe_key: np.ndarray, weight: np.ndarray, terrain: Heightmap) -> np.ndarray:
-        """Point the heel at the toe target, level across with the terrain (original-demo.md: Heel and toe
-        orientation)."""
+    def _orient_heel(g: dict, local: dict, toe_key: np.ndarray, weight: np.ndarray, terrain: Heightmap,
+                     across: np.ndarray) -> np.ndarray:
+        """Point the heel at the toe target, level across (`across`, unit (N, 2, 3)) with the terrain
+        (original-demo.md: Heel and toe orientation)."""
         h = g["heel"][..., :3, 3]
-        across = 10.0 * g["heel"][..., :3, 0]
+        across = 10.0 * across
         low, high = h[..., 1] - HEEL_BEND, h[..., 1] + HEEL_BEND
         sides = np.stack([h + across, h - across])
         _clamp_heights(sides, terrain, TOE_HEIGHT, low, high)

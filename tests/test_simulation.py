@@ -249,3 +249,20 @@ def test_a_locked_foot_on_rough_ground_stays_still_while_the_network_turns_it(or
     moved = np.linalg.norm(toes[-1] - toes[10], axis=-1)
     assert np.all(ik.lock > 0.99)
     assert np.all(moved > 0.5) if original else np.all(moved < 0.05), moved
+
+
+def test_a_state_saved_before_feet_held_their_roll_restores_each_locked_foot_on_its_drawn_heel():
+    from pfnn_demo.sim.networks import load_network_file
+    from pfnn_demo.sim.skeleton import LEFT_LEG, RIGHT_LEG
+
+    controller = Controller(load_network_file("network/pfnn.npz", "cubic"), load_scene("rocky"), characters=2)
+    for _ in range(60):
+        controller.step(InputState())
+    state = controller.crowd.state()
+    del state["ik_across"]
+    controller.crowd.restore(state)
+    heels = controller.crowd.global_transforms[:, [LEFT_LEG["heel"], RIGHT_LEG["heel"]]][..., :3, 0]
+    np.testing.assert_allclose(controller.crowd.ik.across, heels, atol=1e-6)
+    for _ in range(30):
+        controller.step(InputState())
+    assert np.all(np.isfinite(controller.crowd.global_transforms))

@@ -21,7 +21,7 @@ from .phase_network import PhaseFunctionedNetwork
 from .policy import policy_for
 from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y, yaw_matrix, yaw_of
 from .scene import Scene
-from .skeleton import JOINT_COUNT
+from .skeleton import JOINT_COUNT, LEFT_LEG, RIGHT_LEG
 from .trajectory import CURRENT, Trajectory
 
 JOINT_SMOOTH = 0.5
@@ -283,9 +283,10 @@ class Crowd:
         ik.lock[index] = np.asarray(state["ik_lock"]).reshape(np.shape(ik.lock[index]))
         ik.position[index] = np.asarray(state["ik_position"]).reshape(np.shape(ik.position[index]))
         ik.height[index] = np.asarray(state["ik_height"]).reshape(np.shape(ik.height[index]))
-        # States saved before locked feet held their roll have none: each foot then levels on the
-        # network's axis until it locks again.
-        ik.across[index] = state.get("ik_across", 0.0)
+        # States saved before locked feet held their roll have none: a locked foot then holds the
+        # axis its drawn heel had.
+        ik.across[index] = state["ik_across"] if "ik_across" in state else \
+            np.asarray(state["global_transforms"])[..., :3, 0][..., [LEFT_LEG["heel"], RIGHT_LEG["heel"]], :]
 
 
 def _mean_pose(network: PhaseFunctionedNetwork, gaits_shape: tuple) -> dict:

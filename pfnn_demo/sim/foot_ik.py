@@ -118,7 +118,7 @@ class FootIK:
         self.lock = np.zeros((count, 2, 2))          # (N, heel/toe, leg)
         self.position = np.zeros((count, 2, 2, 3))
         self.height = np.zeros((count, 2, 2))
-        # Each leg's heel axis across the foot, held while it is locked (zero: none held yet).
+        # Each leg's heel axis across the foot, held while it is locked (written when it locks).
         self.across = np.zeros((count, 2, 3))
 
     def reset(self, index, height) -> None:
@@ -165,10 +165,9 @@ class FootIK:
         # on terrain sampled either side along that axis, and the network's foot turning under a
         # lock (gathering after a stop) swept those samples over rough ground, rolling the drawn
         # foot about its locked heel and moving its toe several units while standing.
-        current = g["heel"][..., :3, 0]
-        held = np.where((self.hold_roll & (np.linalg.norm(self.across, axis=-1) > 0.5))[..., None],
-                        self.across, current)
-        across = _normalize(current + self.lock[:, HEEL, :, None] * (held - current))
+        across = g["heel"][..., :3, 0]
+        if self.hold_roll:
+            across = _normalize(across + self.lock[:, HEEL, :, None] * (self.across - across))
         if np.any(touching):
             heel = self._orient_heel(g, local, keys[:, TOE], weight, terrain, across)
             local["heel"] = np.where(touching[..., None, None], heel, local["heel"])

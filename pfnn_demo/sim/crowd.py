@@ -16,12 +16,12 @@ from ..errors import NetworkOutputError
 from .controls import GAIT_SMOOTH, Controls, gait_goals, update_targets
 from . import bone_lengths
 from .features import INPUT_SIZE, STAND, read_output, write_joint_input
-from .foot_ik import FootIK
+from .foot_ik import FootIK, heel_across
 from .phase_network import PhaseFunctionedNetwork
 from .policy import policy_for
 from .rotation import quat_exp, quat_to_matrix, rotate_y, unrotate_y, yaw_matrix, yaw_of
 from .scene import Scene
-from .skeleton import JOINT_COUNT, LEFT_LEG, RIGHT_LEG
+from .skeleton import JOINT_COUNT
 from .trajectory import CURRENT, Trajectory
 
 JOINT_SMOOTH = 0.5
@@ -286,7 +286,7 @@ class Crowd:
         # States saved before locked feet held their roll have none: a locked foot then holds the
         # axis its drawn heel had.
         ik.across[index] = state["ik_across"] if "ik_across" in state else \
-            np.asarray(state["global_transforms"])[..., :3, 0][..., [LEFT_LEG["heel"], RIGHT_LEG["heel"]], :]
+            heel_across(np.asarray(state["global_transforms"]))
 
 
 def _mean_pose(network: PhaseFunctionedNetwork, gaits_shape: tuple) -> dict:

@@ -38,6 +38,11 @@ LEG_JOINTS = np.array([[LEFT_LEG[role], RIGHT_LEG[role]] for role in ROLES])
 HEEL, TOE = 0, 1
 
 
+def heel_across(global_pose: np.ndarray) -> np.ndarray:
+    """Each leg's heel axis across the foot (its x axis), (..., 2, 3) from (..., joints, 4, 4)."""
+    return global_pose[..., :3, 0][..., LEG_JOINTS[ROLES.index("heel")], :]
+
+
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cross products of (..., 3) vectors (np.cross's axis handling costs more than the sums here)."""
     out = np.empty(np.broadcast_shapes(a.shape, b.shape))

@@ -331,6 +331,29 @@ def test_shake_counts_frame_to_frame_shaking_not_the_steps_themselves():
     assert shake(noisy) > 5 * shake(swing) and shake(noisy) > 0.8 * jitter(noisy - swing)
 
 
+def test_gliding_counts_a_pose_frozen_while_the_root_moves_on_and_not_a_walk():
+    from pfnn_demo.tools.evaluation import GLIDE_SECONDS, gliding_share
+
+    frames = 600
+    t = np.arange(frames) / 60.0
+    root = np.zeros((frames, 3))
+    root[:, 2] = 80.0 * t                                   # a slow walk's 80 units/s
+    pose = np.random.default_rng(1).normal(0.0, 20.0, (31, 3))
+    walking = pose + root[:, None]
+    walking[:, :10, 2] += 15.0 * np.sin(2 * np.pi * t)[:, None]    # the legs swing at 1 Hz
+    assert gliding_share(walking, root) == 0.0
+    # The legs freeze for the middle 4 s: the character slides.
+    frozen = walking.copy()
+    frozen[120:360, :10, 2] = frozen[120, :10, 2] - root[120, 2] + root[120:360, None, 2]
+    assert abs(gliding_share(frozen, root) - 240 / frames) < 0.03, gliding_share(frozen, root)
+    # A freeze shorter than GLIDE_SECONDS, or standing still, is no glide.
+    brief = walking.copy()
+    short = int(GLIDE_SECONDS * 60 * 0.6)
+    brief[120:120 + short, :10, 2] = brief[120, :10, 2] - root[120, 2] + root[120:120 + short, None, 2]
+    assert gliding_share(brief, root) == 0.0
+    assert gliding_share(np.broadcast_to(pose, (frames, 31, 3)), np.zeros((frames, 3))) == 0.0
+
+
 def test_phase_noise_smooths_the_learned_phase_function():
     """The network's weights are a function of the phase; with noise on the training phases it
     learns that function averaged over nearby phases, so its output changes less abruptly as the

@@ -47,8 +47,8 @@ from ..sim.features import BUMP
 
 FPS = 60
 METRICS = ("completed", "foot skate", "contact height", "tracking", "open tracking", "turn time",
-           "phase speed walk", "phase speed jog", "jitter", "shake", "snaps", "worst jump", "standing feet",
-           "bone length", "raw bone length", "wall crossings")
+           "phase speed walk", "phase speed jog", "jitter", "shake", "snaps", "worst jump", "gliding",
+           "standing feet", "bone length", "raw bone length", "wall crossings")
 STANDING_AFTER = 1.0     # seconds after the stick is released that the feet must be still
 # Units/s^2 (a second difference of 5.6 units at 60 fps). In the captured clips of data/cmu
 # (retargeted, at 60 fps) the 99.9th percentile of the joints' accelerations is 1,000-14,500 in
@@ -106,6 +106,7 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
         "shake": shake(joints),
         "snaps": float(np.count_nonzero(np.any(accelerations > SNAP_ACCELERATION, axis=1))),
         "worst jump": float(accelerations.max() / (FPS * FPS)),
+        "gliding": 100.0 * gliding_share(recording["joint_positions_raw"], root),
         "standing feet": standing_foot_speed(recording),
         "bone length": 100.0 * float(bone_length_deviation(joints).max()),
         "raw bone length": 100.0 * float(np.percentile(bone_length_deviation(recording["joint_positions_raw"]), 99)),
@@ -169,6 +170,34 @@ def worst_snaps(accelerations: np.ndarray, count: int = 3) -> list[tuple[int, st
     frames = [int(t) for t in np.argsort(-peak, kind="stable")[:count] if peak[t] > SNAP_ACCELERATION]
     return [(t + 1, JOINT_NAMES[SNAP_JOINTS[int(np.argmax(accelerations[t]))]], float(peak[t] / (FPS * FPS)))
             for t in frames]
+
+
+# A network gliding: its pose frozen relative to the root (the joints' mean speed, less the root's
+# velocity, under GLIDE_POSE_SPEED) while the root moves on (faster than GLIDE_ROOT_SPEED; the
+# MANN glides at 40-80), both averaged over a sixth of a second, for at least GLIDE_SECONDS. A
+# network without a phase can settle into a pose that reproduces itself while its trajectory
+# carries it along: the character slides over the ground. A frozen pose that turns with the root
+# moves relative to it and is not counted, so the share is a lower bound.
+GLIDE_POSE_SPEED = 3.0     # units/s
+GLIDE_ROOT_SPEED = 30.0    # units/s
+GLIDE_SECONDS = 0.5
+
+
+def gliding_share(joints_raw: np.ndarray, root: np.ndarray) -> float:
+    """The share of frames (0 to 1) in which the network's raw pose (T, J, 3) glides with the
+    root (T, 3): still relative to the root while the root moves, for GLIDE_SECONDS or longer."""
+    joints_raw, root = np.asarray(joints_raw, np.float64), np.asarray(root, np.float64)
+    if len(root) < 2:
+        return math.nan
+    window = np.ones(FPS // 6) / (FPS // 6)
+    local = joints_raw - root[:, None]
+    pose_speed = np.convolve(np.linalg.norm(np.diff(local, axis=0), axis=-1).mean(axis=1) * FPS, window, "same")
+    root_speed = np.convolve(np.linalg.norm(np.diff(root[:, [0, 2]], axis=0), axis=-1) * FPS, window, "same")
+    gliding = (pose_speed < GLIDE_POSE_SPEED) & (root_speed > GLIDE_ROOT_SPEED)
+    # Lengths of the runs of gliding frames: a frame counts when its run lasts GLIDE_SECONDS.
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], gliding.astype(np.int8), [0]])))
+    runs = edges[1::2] - edges[::2]
+    return float(runs[runs >= GLIDE_SECONDS * FPS].sum() / len(root))
 
 
 def standing_foot_speed(recording: dict[str, np.ndarray]) -> float:

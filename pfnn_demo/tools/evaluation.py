@@ -174,7 +174,7 @@ def worst_snaps(accelerations: np.ndarray, count: int = 3) -> list[tuple[int, st
 
 # A network gliding: its pose frozen relative to the root (the joints' mean speed, less the root's
 # velocity, under GLIDE_POSE_SPEED) while the root moves on (faster than GLIDE_ROOT_SPEED; the
-# MANN glides at 40-80), both averaged over a sixth of a second, for at least GLIDE_SECONDS. A
+# MANN glides at 40-80), both averaged over a quarter of a second, for at least GLIDE_SECONDS. A
 # network without a phase can settle into a pose that reproduces itself while its trajectory
 # carries it along: the character slides over the ground. A frozen pose that turns with the root
 # moves relative to it and is not counted, so the share is a lower bound.
@@ -189,7 +189,7 @@ def gliding_share(joints_raw: np.ndarray, root: np.ndarray) -> float:
     joints_raw, root = np.asarray(joints_raw, np.float64), np.asarray(root, np.float64)
     if len(root) < 2:
         return math.nan
-    window = np.ones(FPS // 6) / (FPS // 6)
+    window = np.ones(FPS // 4) / (FPS // 4)
     local = joints_raw - root[:, None]
     pose_speed = np.convolve(np.linalg.norm(np.diff(local, axis=0), axis=-1).mean(axis=1) * FPS, window, "same")
     root_speed = np.convolve(np.linalg.norm(np.diff(root[:, [0, 2]], axis=0), axis=-1) * FPS, window, "same")

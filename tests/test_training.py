@@ -342,15 +342,18 @@ def test_gliding_counts_a_pose_frozen_while_the_root_moves_on_and_not_a_walk():
     walking = pose + root[:, None]
     walking[:, :10, 2] += 15.0 * np.sin(2 * np.pi * t)[:, None]    # the legs swing at 1 Hz
     assert gliding_share(walking, root) == 0.0
+
+    def legs_frozen(start, length):
+        """The walk with the legs still relative to the root for `length` frames from `start`."""
+        frozen = walking.copy()
+        span = slice(start, start + length)
+        frozen[span, :10, 2] = frozen[start, :10, 2] - root[start, 2] + root[span, None, 2]
+        return frozen
+
     # The legs freeze for the middle 4 s: the character slides.
-    frozen = walking.copy()
-    frozen[120:360, :10, 2] = frozen[120, :10, 2] - root[120, 2] + root[120:360, None, 2]
-    assert abs(gliding_share(frozen, root) - 240 / frames) < 0.03, gliding_share(frozen, root)
+    assert abs(gliding_share(legs_frozen(120, 240), root) - 240 / frames) < 0.03
     # A freeze shorter than GLIDE_SECONDS, or standing still, is no glide.
-    brief = walking.copy()
-    short = int(GLIDE_SECONDS * 60 * 0.6)
-    brief[120:120 + short, :10, 2] = brief[120, :10, 2] - root[120, 2] + root[120:120 + short, None, 2]
-    assert gliding_share(brief, root) == 0.0
+    assert gliding_share(legs_frozen(120, int(GLIDE_SECONDS * 60 * 0.6)), root) == 0.0
     assert gliding_share(np.broadcast_to(pose, (frames, 31, 3)), np.zeros((frames, 3))) == 0.0
 
 

@@ -189,10 +189,11 @@ def gliding_share(joints_raw: np.ndarray, root: np.ndarray) -> float:
     joints_raw, root = np.asarray(joints_raw, np.float64), np.asarray(root, np.float64)
     if len(root) < 2:
         return math.nan
-    window = np.ones(FPS // 4) / (FPS // 4)
     local = joints_raw - root[:, None]
-    pose_speed = np.convolve(np.linalg.norm(np.diff(local, axis=0), axis=-1).mean(axis=1) * FPS, window, "same")
-    root_speed = np.convolve(np.linalg.norm(np.diff(root[:, [0, 2]], axis=0), axis=-1) * FPS, window, "same")
+    pose_speed = ndimage.uniform_filter1d(np.linalg.norm(np.diff(local, axis=0), axis=-1).mean(axis=1) * FPS,
+                                          FPS // 4, mode="nearest")
+    root_speed = ndimage.uniform_filter1d(np.linalg.norm(np.diff(root[:, [0, 2]], axis=0), axis=-1) * FPS,
+                                          FPS // 4, mode="nearest")
     gliding = (pose_speed < GLIDE_POSE_SPEED) & (root_speed > GLIDE_ROOT_SPEED)
     # Lengths of the runs of gliding frames: a frame counts when its run lasts GLIDE_SECONDS.
     edges = np.flatnonzero(np.diff(np.concatenate([[0], gliding.astype(np.int8), [0]])))

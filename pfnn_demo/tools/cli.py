@@ -231,6 +231,13 @@ def build_parser() -> argparse.ArgumentParser:
                          help="of the clips on flat ground, the share walked beside blocks 20-120 units high "
                               "(streets and walls), which the terrain inputs at the trajectory's sides see "
                               f"(default {recipe.walls_share:g}, 0 for a MANN; docs/evaluation.md has trials)")
+    trainer.add_argument("--rollout-frames", type=_integer(0), default=None, metavar="FRAMES",
+                         help="after the epochs, train on runs of this many consecutive frames, every pose "
+                              "input after the first the network's own prediction, as in play (default: "
+                              "the kind's recipe; 0: none)")
+    trainer.add_argument("--rollout-updates", type=_integer(1), default=None, metavar="N",
+                         help=f"updates of rollout training, {recipe.rollout_sequences} runs each "
+                              f"(default {recipe.rollout_updates})")
     trainer.add_argument("--seed", type=_integer(0, SEED_MAX), default=recipe.seed, help="random seed (default %(default)s)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")

@@ -359,11 +359,13 @@ def walked_path(clip) -> np.ndarray:
 
 
 def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_share: float = 0.0,
-            phases=None, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Training windows of the extended clips and their mirrors, a share of them on random
-    rolling ground so that the terrain inputs carry information, and `walls_share` of the rest
-    on flat ground with blocks beside the path. With `phases` (a PhaseEncoder), every row also
-    gets the phase manifold inputs and outputs of the DeepPhase controller (manifold_windows)."""
+            phases=None, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Training windows (X, Y, P, follows) of the extended clips and their mirrors, a share of
+    them on random rolling ground so that the terrain inputs carry information, and `walls_share`
+    of the rest on flat ground with blocks beside the path. With `phases` (a PhaseEncoder), every
+    row also gets the phase manifold inputs and outputs of the DeepPhase controller
+    (manifold_windows). follows (N,) bool: the row is the frame after the row before it, in one
+    clip (what rollouts play through)."""
     rng = np.random.default_rng(seed + 1)
     parts = []
     built = extended(clips, seed, jumps)
@@ -384,10 +386,10 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_s
                 part = (np.concatenate([part[0], extra_x], axis=1), np.concatenate([part[1], extra_y], axis=1), part[2])
             parts.append(part)
     meter.close()
-    parts = [p for p in parts if len(p[0])]
+    parts = [p + (np.arange(len(p[0])) > 0,) for p in parts if len(p[0])]
     if not parts:
         raise PfnnError("no clip is long enough for a training window (2 s at 60 fps)")
-    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
 
 
 def held_out_clips(clips: list) -> list:
@@ -429,9 +431,10 @@ def train_from_folder(args, log=None) -> Path:
     jumps = not getattr(args, "no_jumps_over_bars", False)
     walls_share = getattr(args, "walls_share", None)
     walls_share = recipe(model_kind).walls_share if walls_share is None else walls_share
-    X, Y, P = windows(training, jumps=jumps, walls_share=walls_share, phases=phases, progress=sys.stderr.isatty())
+    X, Y, P, follows = windows(training, jumps=jumps, walls_share=walls_share, phases=phases,
+                               progress=sys.stderr.isatty())
     try:
-        validation = (windows(held_out, jumps=jumps, walls_share=walls_share, phases=phases)
+        validation = (windows(held_out, jumps=jumps, walls_share=walls_share, phases=phases)[:3]
                       if held_out else None)
     except PfnnError:
         validation = None
@@ -446,10 +449,12 @@ def train_from_folder(args, log=None) -> Path:
                     learning_rate=args.learning_rate, input_noise=args.input_noise,
                     phase_noise=args.phase_noise, pose_noise=args.pose_noise,
                     manifold_noise=getattr(args, "manifold_noise", None), seed=args.seed,
-                    device=args.device, experts=getattr(args, "experts", None))
+                    device=args.device, experts=getattr(args, "experts", None),
+                    rollout_frames=getattr(args, "rollout_frames", None),
+                    rollout_updates=getattr(args, "rollout_updates", None))
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
-                           resume=args.resume, progress=sys.stderr.isatty(), log=log)
+                           resume=args.resume, progress=sys.stderr.isatty(), log=log, follows=follows)
     names = ", ".join(c.name for c in clips)
     sources = {c.source for c in clips}
     kind = {"mann": f"A mode-adaptive network (MANN: {config.experts} experts, a gate of two layers of "
@@ -466,6 +471,8 @@ def train_from_folder(args, log=None) -> Path:
                      and model_kind == "deepphase" else "")
                   + ("with the jumps over bars, " if jumps else "")
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")
+                  + (f"then {config.rollout_updates} updates on runs of {config.rollout_frames} frames fed their "
+                     "own poses, " if config.rollout_frames > 0 else "")
                   + f"hidden {config.hidden}, seed {config.seed}."
                   + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")
                   + (" " + CMU_ACKNOWLEDGEMENT if "cmu" in sources else ""))

@@ -20,6 +20,7 @@ import numpy as np
 from ...errors import PfnnError
 from ...sim.features import INPUT, INPUT_SIZE
 from ...sim.weights import NetworkWeights, save_npz
+from .rollout import Rollouts, fine_tune
 
 
 def _torch():
@@ -77,6 +78,13 @@ class TrainConfig:
     # 1.67x the original's); with a quarter, 21 of 96 eval cases miss a bar against 26, with
     # half, tracking near walls got worse (28), docs/evaluation.md.
     walls_share: float = 0.25
+    # After the epochs, updates on runs of `rollout_frames` consecutive windows played on the
+    # network's own poses (rollout.py), `rollout_sequences` runs an update, the learning rate
+    # falling from `rollout_rate` along a cosine. 0 frames: none.
+    rollout_frames: int = 0
+    rollout_updates: int = 600
+    rollout_sequences: int = 16
+    rollout_rate: float = 2e-4
 
 
 # What differs from the PFNN recipe above when training a MANN: the paper's two hidden layers of
@@ -187,8 +195,10 @@ def catmull_rom(torch, phase):
 
 def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: TrainConfig,
           validation=None, checkpoint: Path | None = None, resume: bool = False, progress=True,
-          log=print) -> tuple[object, list[dict]]:
-    """Train on (X, Y, P); returns the model and a history of per-epoch losses."""
+          log=print, follows: np.ndarray | None = None) -> tuple[object, list[dict]]:
+    """Train on (X, Y, P); returns the model and a history of per-epoch losses. `follows` (N,)
+    marks the rows that are the frame after the row before them in one clip: what rollouts
+    (config.rollout_frames) play through."""
     torch = _torch()
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
@@ -198,7 +208,6 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     Yn = torch.as_tensor((Y - y_mean) / y_std, dtype=torch.float32).to(config.device)
     Pt = torch.as_tensor(P, dtype=torch.float32).to(config.device)
     noise = torch.as_tensor(input_noise_scale(X.shape[1], config)).to(config.device)
-    noisy = bool(noise.any())
     if config.model in GATE_INPUTS:     # a gated mixture of experts
         gate_inputs = GATE_INPUTS[config.model](X.shape[1])
         model = build_mann_model(torch, X.shape[1], Y.shape[1], config, gate_inputs).to(config.device)
@@ -227,14 +236,7 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
                 index = order[b * config.batch_size:(b + 1) * config.batch_size]
                 for group in optimiser.param_groups:
                     group["lr"] = learning_rate(config, (epoch * batches + b) / (config.epochs * batches))
-                inputs = Xn[index]
-                if noisy:   # robustness to the runtime's own, imperfect feedback
-                    inputs = inputs + noise * torch.randn_like(inputs)
-                phases = Pt[index]
-                if config.phase_noise > 0 and config.model == "pfnn":
-                    phases = phases + config.phase_noise * torch.randn_like(phases)
-                prediction = model(inputs, phases)
-                loss = torch.mean((prediction - Yn[index]) ** 2) + config.l1 * model.l1()
+                loss = window_loss(torch, model, (Xn, Yn, Pt), index, noise, config) + config.l1 * model.l1()
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
@@ -253,7 +255,32 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
             checkpoint.parent.mkdir(parents=True, exist_ok=True)
             torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "history": history,
                         "epoch": epoch + 1}, checkpoint)
+    if config.rollout_frames > 0 and follows is not None and config.rollout_updates > 0:
+        rollouts = Rollouts(torch, X, Y, follows, normalisation, config.rollout_frames, config.device)
+        rollout_rng = np.random.default_rng(config.seed + 1)
+        windows = lambda: window_loss(torch, model, (Xn, Yn, Pt), torch.as_tensor(   # noqa: E731
+            rollout_rng.integers(0, len(X), config.batch_size)).to(config.device), noise, config)
+        loss = fine_tune(torch, model, optimiser, rollouts, (Xn, Yn, Pt), noise, config, rollout_rng, bar, log,
+                         lambda progress: cosine_rate(config.rollout_rate, progress), windows)
+        if loss is not None and history:
+            history[-1]["rollout_loss"] = loss
+            if validation is not None:
+                history[-1]["validation_loss_after_rollouts"] = evaluate(model, *validation, normalisation, config)
+                log(f"validation loss after rollouts {history[-1]['validation_loss_after_rollouts']:.4f}")
     return model, history
+
+
+def window_loss(torch, model, tensors, index, noise, config: TrainConfig):
+    """Mean squared error on the windows `index` of the normalised (inputs, outputs, phases),
+    the inputs (and a PFNN's phases) with the training noise."""
+    Xn, Yn, Pt = tensors
+    inputs = Xn[index]
+    if bool(noise.any()):   # robustness to the runtime's own, imperfect feedback
+        inputs = inputs + noise * torch.randn_like(inputs)
+    phases = Pt[index]
+    if config.phase_noise > 0 and config.model == "pfnn":
+        phases = phases + config.phase_noise * torch.randn_like(phases)
+    return torch.mean((model(inputs, phases) - Yn[index]) ** 2)
 
 
 FINAL_RATE = 0.01
@@ -291,7 +318,12 @@ def learning_rate(config: TrainConfig, progress: float) -> float:
     """The rate at `progress` (0 to 1) through training: a cosine from the configured rate down
     to FINAL_RATE times it. At a constant 1e-3 the weights kept jumping about to the last epoch
     (validation loss was lowest after the first), and the network's poses shook in play."""
-    return config.learning_rate * (FINAL_RATE + (1 - FINAL_RATE) * 0.5 * (1 + math.cos(math.pi * progress)))
+    return cosine_rate(config.learning_rate, progress)
+
+
+def cosine_rate(peak: float, progress: float) -> float:
+    """`peak` at progress 0, falling along a cosine to FINAL_RATE times it at 1."""
+    return peak * (FINAL_RATE + (1 - FINAL_RATE) * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
 def evaluate(model, X, Y, P, normalisation, config: TrainConfig) -> float:

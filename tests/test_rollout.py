@@ -1,0 +1,88 @@
+"""Rollout training: runs of consecutive windows played on the network's own poses."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from pfnn_demo.motion.bvh import read_bvh
+from pfnn_demo.sim.features import INPUT, OUTPUT
+from pfnn_demo.sim.rotation import rotate_y
+from pfnn_demo.tools.train.database import clip_from_motion, clip_windows, normalisation
+from pfnn_demo.tools.train.rollout import frame_changes, sequence_starts
+
+from conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def turning_windows():
+    """Windows of a captured walk that turns round (CMU 16_27)."""
+    return clip_windows(clip_from_motion(read_bvh(REPO / "data" / "cmu" / "16_27.bvh"), "turn"))
+
+
+def test_runs_never_cross_from_one_clip_into_the_next():
+    follows = np.ones(40, bool)
+    follows[[0, 12, 13, 30]] = False         # clips start at rows 0, 12, 13 and 30
+    starts = sequence_starts(follows, 5)
+    runs = starts[:, None] + np.arange(5)
+    assert len(starts) and np.all(follows[runs])
+    # every row from which 5 rows follow their predecessors is a start
+    assert set(starts) == {s for s in range(36) if follows[s:s + 5].all()}
+    assert len(sequence_starts(follows, 41)) == 0
+
+
+def test_the_previous_pose_carried_into_the_output_frame_meets_the_captured_pose(turning_windows):
+    """What rollouts feed back rests on this: the previous-pose frame of a window, moved and
+    turned by the root motion of the window before, is its output frame. On a turning walk, the
+    previous pose carried over plus its last step (turned with the root) is the captured pose."""
+    torch = pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.tools.train.rollout import to_output_frame
+
+    X, Y, _ = turning_windows
+    turn, step, shift = frame_changes(X, Y)
+    assert np.abs(turn).max() > 0.01                     # the root does turn
+    previous = X[:, INPUT["joint_positions"]].reshape(len(X), -1, 3)
+    last_step = X[:, INPUT["joint_velocities"]].reshape(len(X), -1, 3)
+    captured = Y[:, OUTPUT["joint_positions"]].reshape(len(X), -1, 3)
+    carried = to_output_frame(torch, torch.as_tensor(previous), torch.as_tensor(step), torch.as_tensor(turn)).numpy()
+    error = np.abs(captured[1:] - carried[1:] - rotate_y(last_step[1:], turn[1:, None]))
+    assert error.max() < 1e-3 * np.abs(captured).max(), error.max()
+    # Without the turn the carried pose misses by far more: the test sees the rotation.
+    unturned = to_output_frame(torch, torch.as_tensor(previous), torch.as_tensor(step), torch.zeros(len(X))).numpy()
+    assert np.abs(captured[1:] - unturned[1:] - last_step[1:]).max() > 20 * error.max()
+    assert np.allclose(shift[1:].reshape(len(X) - 1, -1, 3)[..., [0, 2]], 0.0)   # heights only
+
+
+def test_a_rollout_of_one_frame_is_the_ordinary_loss_and_longer_runs_train(turning_windows):
+    torch = pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.tools.train.rollout import Rollouts
+    from pfnn_demo.tools.train.trainer import GATE_INPUTS, build_mann_model, recipe, train
+
+    X, Y, P = turning_windows
+    norm = normalisation(X, Y)
+    follows = np.arange(len(X)) > 0
+    config = recipe("mann", hidden=16, epochs=2, batch_size=16, experts=3, seed=5, rollout_frames=8, rollout_rate=2e-3,
+                    rollout_updates=150)
+    torch.manual_seed(1)
+    model = build_mann_model(torch, X.shape[1], Y.shape[1], config, GATE_INPUTS["mann"](X.shape[1])).eval()
+    Xn = torch.as_tensor((X - norm[0]) / norm[1], dtype=torch.float32)
+    Yn = torch.as_tensor((Y - norm[2]) / norm[3], dtype=torch.float32)
+    Pt = torch.as_tensor(P)
+    rows = np.arange(1, len(X), 7)
+    with torch.no_grad():
+        one = Rollouts(torch, X, Y, follows, norm, 1, "cpu").loss(torch, model, Xn, Yn, Pt, rows, 0.0)
+        plain = torch.mean((model(Xn[rows]) - Yn[rows]) ** 2)
+    assert abs(float(one) - float(plain)) < 1e-5 * float(plain)
+
+    rollouts = Rollouts(torch, X, Y, follows, norm, 8, "cpu")
+    losses = []
+    for frames in (1, 8, 8):     # as many updates, on single windows or on runs
+        trained, history = train(X, Y, P, norm, dataclasses.replace(config, rollout_frames=frames), progress=False,
+                                 log=lambda text: None, follows=follows)
+        with torch.no_grad():
+            losses.append(float(rollouts.loss(torch, trained.eval(), Xn, Yn, Pt, rollouts.starts[::3], 0.0)))
+    assert np.isfinite(history[-1]["rollout_loss"])
+    # Trained on its own poses, the network plays on from them better; bit for bit again.
+    assert losses[1] < losses[0] and losses[1] == losses[2], losses

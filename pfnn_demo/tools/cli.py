@@ -234,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--rollout-frames", type=_integer(0), default=None, metavar="FRAMES",
                          help="after the epochs, train on runs of this many consecutive frames, every pose "
                               "input after the first the network's own prediction, as in play (default: "
-                              "the kind's recipe; 0: none)")
+                              f"{mann['rollout_frames']} for a MANN, otherwise 0: none)")
     trainer.add_argument("--rollout-updates", type=_integer(1), default=None, metavar="N",
                          help=f"updates of rollout training, {recipe.rollout_sequences} runs each "
                               f"(default {recipe.rollout_updates})")

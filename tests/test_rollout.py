@@ -74,7 +74,7 @@ def test_a_rollout_of_one_frame_is_the_ordinary_loss_and_longer_runs_train(turni
     Pt = torch.as_tensor(P)
     rows = np.arange(1, len(X), 7)
     with torch.no_grad():
-        one = Rollouts(torch, X, Y, follows, norm, 1, "cpu").loss(torch, model, Xn, Yn, Pt, rows, 0.0)
+        one = Rollouts(torch, X, Y, follows, norm, 1, "cpu").loss(torch, model, Xn, Yn, Pt, rows, None)
         plain = torch.mean((model(Xn[rows]) - Yn[rows]) ** 2)
     assert abs(float(one) - float(plain)) < 1e-5 * float(plain)
 
@@ -84,7 +84,7 @@ def test_a_rollout_of_one_frame_is_the_ordinary_loss_and_longer_runs_train(turni
         trained, history = train(X, Y, P, norm, dataclasses.replace(config, rollout_frames=frames), progress=False,
                                  log=lambda text: None, follows=follows)
         with torch.no_grad():
-            losses.append(float(rollouts.loss(torch, trained.eval(), Xn, Yn, Pt, rollouts.starts[::3], 0.0)))
+            losses.append(float(rollouts.loss(torch, trained.eval(), Xn, Yn, Pt, rollouts.starts[::3], None)))
     assert np.isfinite(history[-1]["rollout_loss"])
     # Trained on its own poses, the network plays on from them better; bit for bit again.
     assert losses[1] < losses[0] and losses[1] == losses[2], losses

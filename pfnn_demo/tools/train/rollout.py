@@ -78,7 +78,8 @@ class Rollouts:
 
     def loss(self, torch, model, Xn, Yn, Pt, starts, noise):
         """Mean squared error over a run of `frames` windows from each row of `starts` (B,), the
-        pose inputs after the first fed from the network's own predictions."""
+        pose inputs after the first fed from the network's own predictions; `noise`: the
+        training noise's scale per input, or None."""
         starts = torch.as_tensor(starts, device=Xn.device)
         positions, velocities = (self._read(Xn[starts], name, INPUT, self.in_scale) for name in POSE)
         pose = slice(INPUT["joint_positions"].start, INPUT["joint_velocities"].stop)
@@ -88,10 +89,12 @@ class Rollouts:
             inputs = Xn[rows].clone()
             self._write(inputs, positions, "joint_positions")
             self._write(inputs, velocities, "joint_velocities")
-            jitter = noise * torch.randn_like(inputs)
-            if j > 0:   # after the first window the pose carries the network's own errors
-                jitter[:, pose] = 0.0
-            prediction = model(inputs + jitter, Pt[rows])
+            if noise is not None:
+                jitter = noise * torch.randn_like(inputs)
+                if j > 0:   # after the first window the pose carries the network's own errors
+                    jitter[:, pose] = 0.0
+                inputs = inputs + jitter
+            prediction = model(inputs, Pt[rows])
             total = total + torch.mean((prediction - Yn[rows]) ** 2)
             if j + 1 < self.frames:
                 predicted_positions, predicted_velocities = (self._read(prediction, name, OUTPUT, self.out_scale)

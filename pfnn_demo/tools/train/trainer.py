@@ -212,6 +212,7 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     Yn = torch.as_tensor((Y - y_mean) / y_std, dtype=torch.float32).to(config.device)
     Pt = torch.as_tensor(P, dtype=torch.float32).to(config.device)
     noise = torch.as_tensor(input_noise_scale(X.shape[1], config)).to(config.device)
+    noise = noise if bool(noise.any()) else None    # asked once: a read waits for the device
     if config.model in GATE_INPUTS:     # a gated mixture of experts
         gate_inputs = GATE_INPUTS[config.model](X.shape[1])
         model = build_mann_model(torch, X.shape[1], Y.shape[1], config, gate_inputs).to(config.device)
@@ -272,10 +273,10 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
 
 def window_loss(torch, model, tensors, index, noise, config: TrainConfig):
     """Mean squared error on the windows `index` of the normalised (inputs, outputs, phases),
-    the inputs (and a PFNN's phases) with the training noise."""
+    the inputs (and a PFNN's phases) with the training noise (None: none)."""
     Xn, Yn, Pt = tensors
     inputs = Xn[index]
-    if bool(noise.any()):   # robustness to the runtime's own, imperfect feedback
+    if noise is not None:   # robustness to the runtime's own, imperfect feedback
         inputs = inputs + noise * torch.randn_like(inputs)
     phases = Pt[index]
     if config.phase_noise > 0 and config.model == "pfnn":

@@ -58,6 +58,17 @@ def _add_character_options(parser: argparse.ArgumentParser, window: bool = False
                                  "(default: %(default)s in the current folder)")
 
 
+def _recipe_defaults(field: str) -> str:
+    """Help text for a training setting's default: the PFNN recipe's, then each kind's own
+    (MODEL_DEFAULTS), so that help never restates a recipe by hand."""
+    kinds_by_value: dict = {}
+    for kind, changes in MODEL_DEFAULTS.items():
+        if field in changes:
+            kinds_by_value.setdefault(changes[field], []).append(kind)
+    text = f"default {getattr(TrainConfig(), field):g}"
+    return text + "".join(f"; {value:g} for --model {' or '.join(kinds)}" for value, kinds in kinds_by_value.items())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pfnn-demo", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -192,7 +203,6 @@ def build_parser() -> argparse.ArgumentParser:
                               "(see data/README.md). The shipped network: --data data/cmu --data data/motions")
     trainer.add_argument("--out", required=True, metavar="FILE.npz", help="network to write")
     recipe = TrainConfig()   # the defaults live in one place
-    mann = MODEL_DEFAULTS["mann"]
     trainer.add_argument("--model", choices=tuple(MODEL_DEFAULTS), default="pfnn",
                          help="the controller kind to train: pfnn (the phase-functioned network, default), mann "
                               "(the mode-adaptive network: experts blended by a gating network, no phase input) or "
@@ -201,11 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="for --model deepphase: the phases file (pfnn-demo train-phases) whose encoder gives "
                               "every training frame its phase manifold (default: the shipped network/phases.npz)")
     trainer.add_argument("--epochs", type=_integer(1), default=None,
-                         help=f"passes over the data (default {recipe.epochs}; {mann['epochs']} for a MANN or "
-                              "DeepPhase)")
+                         help=f"passes over the data ({_recipe_defaults('epochs')})")
     trainer.add_argument("--hidden", type=_integer(1), default=None,
-                         help=f"hidden units per layer (default {recipe.hidden}; {mann['hidden']} for a MANN or "
-                              "DeepPhase)")
+                         help=f"hidden units per layer ({_recipe_defaults('hidden')})")
     trainer.add_argument("--experts", type=_integer(2), default=recipe.experts,
                          help="a MANN's or DeepPhase controller's experts (default %(default)s)")
     trainer.add_argument("--batch-size", type=_integer(1), default=recipe.batch_size, help="mini-batch size (default %(default)s)")
@@ -230,11 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--walls-share", type=_number(0.0, 1.0), default=None, metavar="SHARE",
                          help="of the clips on flat ground, the share walked beside blocks 20-120 units high "
                               "(streets and walls), which the terrain inputs at the trajectory's sides see "
-                              f"(default {recipe.walls_share:g}, 0 for a MANN; docs/evaluation.md has trials)")
+                              f"({_recipe_defaults('walls_share')}; docs/evaluation.md has trials)")
     trainer.add_argument("--rollout-frames", type=_integer(0), default=None, metavar="FRAMES",
                          help="after the epochs, train on runs of this many consecutive frames, every pose "
-                              "input after the first the network's own prediction, as in play (default: "
-                              f"{mann['rollout_frames']} for a MANN, otherwise 0: none)")
+                              f"input after the first the network's own prediction, as in play "
+                              f"({_recipe_defaults('rollout_frames')}; 0: none)")
     trainer.add_argument("--rollout-updates", type=_integer(1), default=None, metavar="N",
                          help=f"updates of rollout training, {recipe.rollout_sequences} runs each "
                               f"(default {recipe.rollout_updates})")

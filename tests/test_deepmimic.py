@@ -240,6 +240,22 @@ def test_side_steps_move_sideways_facing_ahead_with_planted_feet(looped_walk, de
     np.testing.assert_allclose(_bone_lengths(side)[:, [2, 3, 7, 8]], _bone_lengths(looped_walk)[:, [2, 3, 7, 8]], atol=1.5)
 
 
+def test_jog_side_steps_jog_off_the_facing_at_the_jogs_cadence(looped_run):
+    from pfnn_demo.tools.train.database import facing_yaw
+    from pfnn_demo.tools.train.pipeline import JOG_SIDE_STEPS, jog_side_steps
+
+    sides = jog_side_steps([looped_run], np.random.default_rng(0))
+    assert len(sides) == 3 * JOG_SIDE_STEPS                        # each direction straight and curving both ways
+    straight = sides[0]
+    assert straight.gaits[:, 2].mean() == pytest.approx(looped_run.gaits[:, 2].mean())   # still a jog
+    yaw = facing_yaw(straight.positions.astype(np.float64))
+    step = np.diff(straight.positions[:, 0, [0, 2]].astype(np.float64), axis=0)
+    offset = np.angle(np.mean(np.exp(1j * (np.arctan2(step[:, 0], step[:, 1]) - yaw[:-1]))))
+    assert abs(np.degrees(offset)) > 30                              # it runs off its facing
+    np.testing.assert_array_equal(straight.phase, looped_run.phase)  # at the jog's own cadence
+    assert _planted_toe_speed(straight) < 2.0 * _planted_toe_speed(looped_run) + 2.0
+
+
 def test_strafe_changes_turn_the_stepping_direction_with_the_body_facing_ahead(looped_walk):
     from pfnn_demo.tools.train.database import facing_yaw
     from pfnn_demo.tools.train.pipeline import strafe_changes

@@ -235,6 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--no-jumps-over-bars", action="store_true",
                          help="leave out the data's jumps taken over a bar, from standing and at walking and "
                               "jogging pace (they are in the shipped recipe)")
+    trainer.add_argument("--jog-side-steps", action=argparse.BooleanOptionalAction, default=None,
+                         help="add the data's jogs turned sideways, diagonally and backwards, the body facing "
+                              "ahead, for jogging while strafing or along a wall (default: off; docs/training.md has the "
+                              "trial)")
     trainer.add_argument("--walls-share", type=_number(0.0, 1.0), default=None, metavar="SHARE",
                          help="of the clips on flat ground, the share walked beside blocks 20-120 units high "
                               "(streets and walls), which the terrain inputs at the trajectory's sides see "

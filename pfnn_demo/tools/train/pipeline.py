@@ -167,7 +167,7 @@ WALK_CATEGORIES = ("", "walk", "walk-fast", "walk-slow")   # "" = no manifest (e
 STANDING_SECONDS = 4.0       # captured standing played back and forth at the ends of starts and stops
 
 
-def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True) -> list:
+def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_sides: bool = False) -> list:
     """Every clip, plus:
       - gait cycles: the first whole cycle looped for LOOP_SECONDS at several speeds and turning
         at several rates (synthesis.variations); for forward walks also stops into standing and
@@ -182,7 +182,9 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True) -> lis
       - once more, from every direction into the forward step at the slowest walking speed
         (back_to_forward);
       - with `jumps`, the captured jumps over a bar, from standing and at walking and jogging pace
-        (jumps_over_bars).
+        (jumps_over_bars);
+      - with `jog_sides`, jogging sideways, diagonally and backwards, the body still facing ahead
+        (jog_side_steps).
     Seeded: the same clips give the same motion."""
     rng = np.random.default_rng(seed)
     out = []
@@ -222,6 +224,24 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True) -> lis
     if jumps:
         captured = [c for c in clips if c.one_shot and c.category == "jump"]
         out += jumps_over_bars(walks, jogs, captured, np.random.default_rng(seed + 5))
+    if jog_sides:
+        out += jog_side_steps(jogs, np.random.default_rng(seed + 7))
+    return out
+
+
+JOG_SIDE_STEPS = 3   # directions per jog cycle (few jog cycles are captured)
+
+
+def jog_side_steps(jogs: list, rng: np.random.Generator) -> list:
+    """Each looped jog turned into jogging JOG_SIDE_STEPS ways off its facing (synthesis.side_step),
+    straight and curving. A strafing jog, or a jog that a wall deflects while the stick still
+    points into it, runs off its facing: learned from walks' side-steps alone, the network ran it
+    in short quick steps, 1.5 cycles a second where it jogs ahead at 1.1, and shook 1.6x as much
+    as the original network."""
+    out = []
+    for jog in jogs:
+        for angle in rng.choice(SIDE_STEP_ANGLES, JOG_SIDE_STEPS, replace=False):
+            out += [bend(side_step(jog, angle), turn) for turn in (0.0, 0.6, -0.6)]
     return out
 
 
@@ -359,7 +379,7 @@ def walked_path(clip) -> np.ndarray:
 
 
 def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_share: float = 0.0,
-            phases=None, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            jog_sides: bool = False, phases=None, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Training windows (X, Y, P, follows) of the extended clips and their mirrors, a share of
     them on random rolling ground so that the terrain inputs carry information, and `walls_share`
     of the rest on flat ground with blocks beside the path. With `phases` (a PhaseEncoder), every
@@ -368,7 +388,7 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_s
     clip (what rollouts play through)."""
     rng = np.random.default_rng(seed + 1)
     parts = []
-    built = extended(clips, seed, jumps)
+    built = extended(clips, seed, jumps, jog_sides)
     meter = _progress(progress)(total=len(built), desc="encoding phases" if phases is not None else "windows")
     for clip in built:
         meter.update(1)
@@ -431,10 +451,12 @@ def train_from_folder(args, log=None) -> Path:
     jumps = not getattr(args, "no_jumps_over_bars", False)
     walls_share = getattr(args, "walls_share", None)
     walls_share = recipe(model_kind).walls_share if walls_share is None else walls_share
-    X, Y, P, follows = windows(training, jumps=jumps, walls_share=walls_share, phases=phases,
+    jog_sides = getattr(args, "jog_side_steps", None)
+    jog_sides = recipe(model_kind).jog_side_steps if jog_sides is None else jog_sides
+    X, Y, P, follows = windows(training, jumps=jumps, walls_share=walls_share, jog_sides=jog_sides, phases=phases,
                                progress=sys.stderr.isatty())
     try:
-        validation = (windows(held_out, jumps=jumps, walls_share=walls_share, phases=phases)[:3]
+        validation = (windows(held_out, jumps=jumps, walls_share=walls_share, jog_sides=jog_sides, phases=phases)[:3]
                       if held_out else None)
     except PfnnError:
         validation = None
@@ -470,6 +492,7 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"manifold noise {config.manifold_noise}, " if config.manifold_noise is not None
                      and model_kind == "deepphase" else "")
                   + ("with the jumps over bars, " if jumps else "")
+                  + ("with jogs turned sideways, " if jog_sides else "")
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")
                   + (f"then {config.rollout_updates} updates on runs of {config.rollout_frames} frames fed their "
                      "own poses, " if config.rollout_frames > 0 else "")

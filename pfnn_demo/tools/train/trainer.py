@@ -78,6 +78,10 @@ class TrainConfig:
     # 1.67x the original's); with a quarter, 21 of 96 eval cases miss a bar against 26, with
     # half, tracking near walls got worse (28), docs/evaluation.md.
     walls_share: float = 0.25
+    # Jogs turned sideways, diagonally and backwards in the data (pipeline.jog_side_steps): a trial
+    # that shook less in the canyon and on strafing jogs but missed 27 eval cases against 20
+    # (docs/training.md, "Jogging off the facing").
+    jog_side_steps: bool = False
     # After the epochs, updates on runs of `rollout_frames` consecutive windows played on the
     # network's own poses (rollout.py), `rollout_sequences` runs an update, the learning rate
     # falling from `rollout_rate` along a cosine. 0 frames: none.

@@ -449,10 +449,16 @@ def train_from_folder(args, log=None) -> Path:
     held_out = held_out_clips(clips)
     training = [c for c in clips if not any(c is h for h in held_out)]
     jumps = not getattr(args, "no_jumps_over_bars", False)
-    walls_share = getattr(args, "walls_share", None)
-    walls_share = recipe(model_kind).walls_share if walls_share is None else walls_share
-    jog_sides = getattr(args, "jog_side_steps", None)
-    jog_sides = recipe(model_kind).jog_side_steps if jog_sides is None else jog_sides
+    config = recipe(model_kind, hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
+                    learning_rate=args.learning_rate, input_noise=args.input_noise,
+                    phase_noise=args.phase_noise, pose_noise=args.pose_noise,
+                    manifold_noise=getattr(args, "manifold_noise", None), seed=args.seed,
+                    device=args.device, experts=getattr(args, "experts", None),
+                    walls_share=getattr(args, "walls_share", None),
+                    jog_side_steps=getattr(args, "jog_side_steps", None),
+                    rollout_frames=getattr(args, "rollout_frames", None),
+                    rollout_updates=getattr(args, "rollout_updates", None))
+    walls_share, jog_sides = config.walls_share, config.jog_side_steps
     X, Y, P, follows = windows(training, jumps=jumps, walls_share=walls_share, jog_sides=jog_sides, phases=phases,
                                progress=sys.stderr.isatty())
     try:
@@ -467,13 +473,6 @@ def train_from_folder(args, log=None) -> Path:
         if not np.all(np.isfinite(array)):
             raise PfnnError(f"the training {name} hold NaN or infinite values: a clip is broken", folder)
     norm = normalisation(X, Y, output_groups(phases.channels) if phases is not None else ())
-    config = recipe(model_kind, hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
-                    learning_rate=args.learning_rate, input_noise=args.input_noise,
-                    phase_noise=args.phase_noise, pose_noise=args.pose_noise,
-                    manifold_noise=getattr(args, "manifold_noise", None), seed=args.seed,
-                    device=args.device, experts=getattr(args, "experts", None),
-                    rollout_frames=getattr(args, "rollout_frames", None),
-                    rollout_updates=getattr(args, "rollout_updates", None))
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
                            resume=args.resume, progress=sys.stderr.isatty(), log=log, follows=follows)

@@ -542,3 +542,53 @@ def test_standing_labels_keep_both_feet_on_the_ground():
         standing_feet = np.sum(stand * speed) / stand.sum()
         # Measured 6.8 and 7.9 units/s (14.5 and 17 with the steps labelled standing).
         assert standing_feet < 9.0, (name, standing_feet)
+
+
+def test_fine_tuning_starts_from_the_saved_network_and_refuses_one_it_cannot_hold(tmp_path):
+    pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.errors import PfnnError
+    from pfnn_demo.motion.deepmimic import load_deepmimic
+    from pfnn_demo.sim.weights import load_npz
+    from pfnn_demo.tools.train.database import normalisation
+    from pfnn_demo.tools.train.trainer import TrainConfig, export, train
+
+    walk_clip = clip_from_motion(load_deepmimic(REPO_DATA / "motions" / "humanoid3d_walk.txt", 3.0), "walk")
+    X, Y, P = clip_windows(walk_clip)
+    norm = normalisation(X, Y)
+    config = TrainConfig(hidden=16, epochs=6, batch_size=8, learning_rate=1e-3, seed=5)
+    model, history = train(X, Y, P, norm, config, progress=False, log=lambda text: None)
+    export(model, norm, tmp_path / "first.npz", "first")
+    first = load_npz(tmp_path / "first.npz")
+
+    # One more epoch from the saved weights carries on from the loss they reached; a fresh start
+    # with another seed begins far above it.
+    again = TrainConfig(hidden=16, epochs=1, batch_size=8, seed=6, learning_rate=1e-5)
+    tuned, tuned_history = train(X, Y, P, norm, again, progress=False, log=lambda text: None, initial=first)
+    _, fresh_history = train(X, Y, P, norm, again, progress=False, log=lambda text: None)
+    assert tuned_history[0]["train_loss"] < 1.1 * history[-1]["train_loss"] < fresh_history[0]["train_loss"]
+    moved = max(float(np.abs(w.detach().numpy() - getattr(first, f"W{k}")).max()) for k, w in enumerate(tuned.weights))
+    assert moved < 0.01 * float(np.abs(first.W1).max())
+
+    with pytest.raises(PfnnError, match="W0 of shape"):
+        train(X, Y, P, norm, TrainConfig(hidden=32, epochs=1, batch_size=16), progress=False,
+              log=lambda text: None, initial=first)
+
+
+def test_fine_tuning_a_network_it_cannot_hold_is_a_one_line_error_before_any_work(tmp_path, capsys):
+    pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.tools.cli import main
+
+    pfnn = REPO / "network" / "pfnn.npz"
+    assert main(["train", "--model", "mann", "--init", str(pfnn), "--data", str(REPO_DATA / "motions"),
+                 "--out", str(tmp_path / "out.npz")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "a pfnn network" in error[0] and "--model pfnn" in error[0], error
+    assert main(["train", "--init", str(pfnn), "--hidden", "64", "--data", str(REPO_DATA / "motions"),
+                 "--out", str(tmp_path / "out.npz")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "leave --hidden out" in error[0], error
+    assert main(["train", "--init", str(tmp_path / "none.npz"), "--data", str(REPO_DATA / "motions"),
+                 "--out", str(tmp_path / "out.npz")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "no such file" in error[0], error
+    assert not (tmp_path / "out.npz").exists()

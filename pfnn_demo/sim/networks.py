@@ -31,17 +31,24 @@ def load_network_file(path: str | Path, mode: str | None = None):
         return PhaseFunctionedNetwork(load_original_folder(path), mode)
     if not path.exists():
         raise WeightsError("no such file or folder (give a .npz file or an original PFNN network folder)", path)
+    kind, weights = read_network_weights(path)
+    try:
+        return KINDS[kind][1](weights, mode)
+    except ValueError as error:
+        raise WeightsError(str(error), path) from None
+
+
+def read_network_weights(path: str | Path) -> tuple[str, object]:
+    """The kind and validated weights of the project .npz network at `path`, any kind."""
+    path = Path(path)
+    if not path.is_file():
+        raise WeightsError("no such file (give a project .npz network)", path)
     contents = read_npz_arrays(path)
     kind = npz_kind(contents)
     if kind not in KINDS:
         raise WeightsError(f"a network of kind {kind!r}, which this pfnn-demo does not know "
                            f"(it knows {', '.join(KINDS)}); upgrade pfnn-demo", path)
-    read, runtime = KINDS[kind]
-    weights = read(contents, path)
-    try:
-        return runtime(weights, mode)
-    except ValueError as error:
-        raise WeightsError(str(error), path) from None
+    return kind, KINDS[kind][0](contents, path)
 
 
 def describe_network(network) -> str:

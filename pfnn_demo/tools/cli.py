@@ -251,6 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"updates of rollout training, {recipe.rollout_sequences} runs each "
                               f"(default {recipe.rollout_updates})")
     trainer.add_argument("--seed", type=_integer(0, SEED_MAX), default=recipe.seed, help="random seed (default %(default)s)")
+    trainer.add_argument("--init", metavar="FILE.npz",
+                         help="start from this network of the same kind (its weights, layer sizes and input "
+                              "normalisation) instead of random weights: fine-tuning, for instance of a shipped "
+                              "network on more data or with another recipe setting; give fewer --epochs and a "
+                              "lower --learning-rate (docs/training.md)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     trainer.add_argument("--device", default="cpu", help="torch device (default cpu; cuda when you have one)")

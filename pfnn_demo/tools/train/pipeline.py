@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_
                         setting_off_frames, speed_changes, stops, time_warp, transition, TURNING_START_ANGLES,
                         turning_start, variations, WallsBeside)
 from ...sim.deepphase import output_groups
+from ...sim.networks import read_network_weights
 from .manifold_windows import clip_manifold, manifold_windows
 from .trainer import _progress, _torch, export, recipe, train
 
@@ -444,16 +446,19 @@ def train_from_folder(args, log=None) -> Path:
     _torch()   # without PyTorch, say so before a minute of labelling and synthesis
     model_kind = getattr(args, "model", "pfnn")
     phases = _phase_encoder(args, log) if model_kind == "deepphase" else None     # a bad file: at once
+    initial = _network_to_start_from(args, model_kind, log)
     clips = clips_from_folders(args.data, log)
     folder = Path(args.data[0] if isinstance(args.data, list) else args.data)
     held_out = held_out_clips(clips)
     training = [c for c in clips if not any(c is h for h in held_out)]
     jumps = not getattr(args, "no_jumps_over_bars", False)
-    config = recipe(model_kind, hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
+    sizes = _sizes_of(initial) if initial is not None else {}
+    config = recipe(model_kind, hidden=sizes.get("hidden", args.hidden), epochs=args.epochs, batch_size=args.batch_size,
                     learning_rate=args.learning_rate, input_noise=args.input_noise,
                     phase_noise=args.phase_noise, pose_noise=args.pose_noise,
                     manifold_noise=getattr(args, "manifold_noise", None), seed=args.seed,
-                    device=args.device, experts=getattr(args, "experts", None),
+                    device=args.device, experts=sizes.get("experts", getattr(args, "experts", None)),
+                    gate_hidden=sizes.get("gate_hidden"),
                     walls_share=getattr(args, "walls_share", None),
                     jog_side_steps=getattr(args, "jog_side_steps", None),
                     rollout_frames=getattr(args, "rollout_frames", None),
@@ -472,10 +477,13 @@ def train_from_folder(args, log=None) -> Path:
     for name, array in (("inputs", X), ("outputs", Y), ("phases", P)):
         if not np.all(np.isfinite(array)):
             raise PfnnError(f"the training {name} hold NaN or infinite values: a clip is broken", folder)
-    norm = normalisation(X, Y, output_groups(phases.channels) if phases is not None else ())
+    # Fine-tuning keeps the normalisation its network learned with: its weights read inputs so scaled.
+    norm = ((initial.Xmean, initial.Xstd, initial.Ymean, initial.Ystd) if initial is not None
+            else normalisation(X, Y, output_groups(phases.channels) if phases is not None else ()))
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
-                           resume=args.resume, progress=sys.stderr.isatty(), log=log, follows=follows)
+                           resume=args.resume, progress=sys.stderr.isatty(), log=log, follows=follows,
+                           initial=initial)
     names = ", ".join(c.name for c in clips)
     sources = {c.source for c in clips}
     kind = {"mann": f"A mode-adaptive network (MANN: {config.experts} experts, a gate of two layers of "
@@ -485,7 +493,10 @@ def train_from_folder(args, log=None) -> Path:
                          f"channels along the trajectory, AdamW with weight decay {config.weight_decay}; "
                          f"phases from {Path(args.phases).name}). "}.get(model_kind, "")
     provenance = (kind + f"Trained by pfnn-demo from {len(clips)} clips ({names}) with synthesised variations "
-                  f"and mirrors; {config.epochs} epoch{'s' if config.epochs != 1 else ''}, input noise {config.input_noise}, "
+                  f"and mirrors; " + (f"fine-tuned from the network of MD5 {_md5(args.init)} with its "
+                                      f"normalisation, peak learning rate {config.learning_rate:g}, "
+                                      if initial is not None else "")
+                  + f"{config.epochs} epoch{'s' if config.epochs != 1 else ''}, input noise {config.input_noise}, "
                   + (f"pose noise {config.pose_noise}, " if config.pose_noise is not None else "")
                   + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 and model_kind == "pfnn" else "")
                   + (f"manifold noise {config.manifold_noise}, " if config.manifold_noise is not None
@@ -502,6 +513,33 @@ def train_from_folder(args, log=None) -> Path:
     export(model, norm, out, provenance)
     log(f"wrote {out} (final training loss {history[-1]['train_loss']:.4f})")
     return out
+
+
+def _network_to_start_from(args, model_kind: str, log):
+    """With --init, the saved network that training starts from (its weights, sizes and
+    normalisation), checked before any work starts."""
+    if not getattr(args, "init", None):
+        return None
+    kind, weights = read_network_weights(args.init)
+    if kind != model_kind:
+        raise PfnnError(f"a {kind} network; to fine-tune it, train with --model {kind}", args.init)
+    hidden = _sizes_of(weights)["hidden"]
+    if getattr(args, "hidden", None) not in (None, hidden):
+        raise PfnnError(f"a network of {hidden} hidden units; leave --hidden out to fine-tune it", args.init)
+    log(f"starting from {args.init}, its weights and normalisation")
+    return weights
+
+
+def _sizes_of(weights) -> dict:
+    """The layer sizes of saved weights, as recipe settings."""
+    sizes = {"hidden": int(weights.W0.shape[1])}
+    if hasattr(weights, "G0"):     # a gated mixture of experts
+        sizes.update(experts=int(weights.W0.shape[0]), gate_hidden=int(weights.G0.shape[0]))
+    return sizes
+
+
+def _md5(path) -> str:
+    return hashlib.md5(Path(path).read_bytes()).hexdigest()
 
 
 def _phase_encoder(args, log):

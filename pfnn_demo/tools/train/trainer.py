@@ -203,10 +203,11 @@ def catmull_rom(torch, phase):
 
 def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: TrainConfig,
           validation=None, checkpoint: Path | None = None, resume: bool = False, progress=True,
-          log=print, follows: np.ndarray | None = None) -> tuple[object, list[dict]]:
+          log=print, follows: np.ndarray | None = None, initial=None) -> tuple[object, list[dict]]:
     """Train on (X, Y, P); returns the model and a history of per-epoch losses. `follows` (N,)
     marks the rows that are the frame after the row before them in one clip: what rollouts
-    (config.rollout_frames) play through."""
+    (config.rollout_frames) play through. `initial`: saved weights of the same kind and sizes to
+    start from (fine-tuning) instead of random ones."""
     torch = _torch()
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
@@ -224,6 +225,8 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     else:
         model = build_model(torch, X.shape[1], Y.shape[1], config.hidden, config.keep_probability).to(config.device)
         optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    if initial is not None:
+        start_from(torch, model, initial)
     history, start_epoch = [], 0
     if resume and checkpoint is not None and checkpoint.is_file():
         state = torch.load(checkpoint, weights_only=False)
@@ -273,6 +276,26 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
                 history[-1]["validation_loss_after_rollouts"] = evaluate(model, *validation, normalisation, config)
                 log(f"validation loss after rollouts {history[-1]['validation_loss_after_rollouts']:.4f}")
     return model, history
+
+
+def start_from(torch, model, weights) -> None:
+    """Copy saved weights (NetworkWeights, or MannWeights for a gated network) into `model`."""
+    pairs = [(param, f"{name}{layer}") for layer, (w, b) in enumerate(zip(model.weights, model.biases))
+             for param, name in ((w, "W"), (b, "b"))]
+    if hasattr(model, "gate"):
+        if not hasattr(weights, "gate_inputs") or not np.array_equal(weights.gate_inputs, model.gate_inputs.cpu().numpy()):
+            raise PfnnError("the network to start from has another gate input layout than this training's")
+        linears = [m for m in model.gate if hasattr(m, "weight")]
+        pairs += [(param, f"{name}{layer}") for layer, linear in enumerate(linears)
+                  for param, name in ((linear.weight, "G"), (linear.bias, "g"))]
+    for param, name in pairs:
+        saved = getattr(weights, name, None)
+        if saved is None or tuple(saved.shape) != tuple(param.shape):
+            raise PfnnError(f"the network to start from has {name} of shape "
+                            f"{None if saved is None else tuple(saved.shape)} where this training's is "
+                            f"{tuple(param.shape)}: train with the layer sizes it has")
+        with torch.no_grad():
+            param.copy_(torch.as_tensor(np.asarray(saved, np.float32)))
 
 
 def window_loss(torch, model, tensors, index, noise, config: TrainConfig):

@@ -242,10 +242,10 @@ def test_side_steps_move_sideways_facing_ahead_with_planted_feet(looped_walk, de
 
 def test_jog_side_steps_jog_off_the_facing_at_the_jogs_cadence(looped_run):
     from pfnn_demo.tools.train.database import facing_yaw
-    from pfnn_demo.tools.train.pipeline import JOG_SIDE_STEPS, jog_side_steps
+    from pfnn_demo.tools.train.pipeline import JOG_SIDE_STEPS, SIDE_STEP_TURNS, jog_side_steps
 
     sides = jog_side_steps([looped_run], np.random.default_rng(0))
-    assert len(sides) == 3 * JOG_SIDE_STEPS                        # each direction straight and curving both ways
+    assert len(sides) == len(SIDE_STEP_TURNS) * JOG_SIDE_STEPS                       # each direction straight and curving both ways
     straight = sides[0]
     assert straight.gaits[:, 2].mean() == pytest.approx(looped_run.gaits[:, 2].mean())   # still a jog
     yaw = facing_yaw(straight.positions.astype(np.float64))

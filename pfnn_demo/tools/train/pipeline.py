@@ -162,6 +162,7 @@ STOPS_PER_CLIP = 4
 CROUCH_DEPTH = (24.0, 34.0)      # units the pelvis is lowered in a crouched walk
 CROUCH_LEAN = (0.25, 0.5)        # radians the upper body bends forward
 SIDE_STEP_ANGLES = np.radians([90.0, -90.0, 45.0, -45.0, 135.0, -135.0, 180.0])
+SIDE_STEP_TURNS = (0.0, 0.6, -0.6)   # radians per second: each side-step straight and curving either way
 SYNTHESIS_SEED = 7
 
 
@@ -209,7 +210,7 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
                               turn_rates=TURN_RATES[:5])
             for angle in rng.choice(SIDE_STEP_ANGLES, 2, replace=False):
                 out += [bend(time_warp(side_step(looped, angle), rate), turn)
-                        for rate in (1.0, 1.35) for turn in (0.0, 0.6, -0.6)]
+                        for rate in (1.0, 1.35) for turn in SIDE_STEP_TURNS]
     for clip in clips:
         if clip.one_shot:
             out += one_shot_variations(hold_standing(clip, STANDING_SECONDS))
@@ -243,7 +244,7 @@ def jog_side_steps(jogs: list, rng: np.random.Generator) -> list:
     out = []
     for jog in jogs:
         for angle in rng.choice(SIDE_STEP_ANGLES, JOG_SIDE_STEPS, replace=False):
-            out += [bend(side_step(jog, angle), turn) for turn in (0.0, 0.6, -0.6)]
+            out += [bend(side_step(jog, angle), turn) for turn in SIDE_STEP_TURNS]
     return out
 
 

@@ -278,17 +278,24 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     return model, history
 
 
+def file_parameters(model) -> list[tuple[str, object]]:
+    """The model's parameters under their names in the project's network files: W0, b0, ... for
+    each layer's weight sets and, for a gated network, G0, g0, ... for its gate's layers."""
+    named = [(f"{name}{layer}", param) for layer, (w, b) in enumerate(zip(model.weights, model.biases))
+             for name, param in (("W", w), ("b", b))]
+    if hasattr(model, "gate"):
+        linears = [m for m in model.gate if hasattr(m, "weight")]
+        named += [(f"{name}{layer}", param) for layer, linear in enumerate(linears)
+                  for name, param in (("G", linear.weight), ("g", linear.bias))]
+    return named
+
+
 def start_from(torch, model, weights) -> None:
     """Copy saved weights (NetworkWeights, or MannWeights for a gated network) into `model`."""
-    pairs = [(param, f"{name}{layer}") for layer, (w, b) in enumerate(zip(model.weights, model.biases))
-             for param, name in ((w, "W"), (b, "b"))]
-    if hasattr(model, "gate"):
-        if not hasattr(weights, "gate_inputs") or not np.array_equal(weights.gate_inputs, model.gate_inputs.cpu().numpy()):
-            raise PfnnError("the network to start from has another gate input layout than this training's")
-        linears = [m for m in model.gate if hasattr(m, "weight")]
-        pairs += [(param, f"{name}{layer}") for layer, linear in enumerate(linears)
-                  for param, name in ((linear.weight, "G"), (linear.bias, "g"))]
-    for param, name in pairs:
+    if hasattr(model, "gate") and not (hasattr(weights, "gate_inputs") and
+                                       np.array_equal(weights.gate_inputs, model.gate_inputs.cpu().numpy())):
+        raise PfnnError("the network to start from has another gate input layout than this training's")
+    for name, param in file_parameters(model):
         saved = getattr(weights, name, None)
         if saved is None or tuple(saved.shape) != tuple(param.shape):
             raise PfnnError(f"the network to start from has {name} of shape "
@@ -409,10 +416,7 @@ def export(model, normalisation, path: Path, provenance: str):
     x_mean, x_std, y_mean, y_std = normalisation
     if hasattr(model, "gate"):
         return _export_mann(model, normalisation, path, provenance, model.kind)
-    arrays = {}
-    for layer, (w, b) in enumerate(zip(model.weights, model.biases)):
-        arrays[f"W{layer}"] = w.detach().cpu().numpy().astype(np.float32)
-        arrays[f"b{layer}"] = b.detach().cpu().numpy().astype(np.float32)
+    arrays = _file_arrays(model)
     weights = NetworkWeights(**arrays, Xmean=x_mean, Xstd=x_std, Ymean=y_mean, Ystd=y_std, provenance=provenance,
                              heel_contacts=True)   # the automatic labels put heel strikes first
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -420,18 +424,15 @@ def export(model, normalisation, path: Path, provenance: str):
     return weights
 
 
+def _file_arrays(model) -> dict[str, np.ndarray]:
+    return {name: param.detach().cpu().numpy().astype(np.float32) for name, param in file_parameters(model)}
+
+
 def _export_mann(model, normalisation, path: Path, provenance: str, kind: str):
     from ...sim.mann import MannWeights, save_mann
 
     x_mean, x_std, y_mean, y_std = normalisation
-    arrays = {}
-    for layer, (w, b) in enumerate(zip(model.weights, model.biases)):
-        arrays[f"W{layer}"] = w.detach().cpu().numpy().astype(np.float32)
-        arrays[f"b{layer}"] = b.detach().cpu().numpy().astype(np.float32)
-    linears = [m for m in model.gate if hasattr(m, "weight")]
-    for layer, linear in enumerate(linears):
-        arrays[f"G{layer}"] = linear.weight.detach().cpu().numpy().astype(np.float32)
-        arrays[f"g{layer}"] = linear.bias.detach().cpu().numpy().astype(np.float32)
+    arrays = _file_arrays(model)
     weights = MannWeights(**arrays, gate_inputs=model.gate_inputs.cpu().numpy(), Xmean=x_mean, Xstd=x_std,
                           Ymean=y_mean, Ystd=y_std, provenance=provenance, heel_contacts=True)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -296,6 +296,34 @@ def test_planted_feet_stay_put_through_tight_turns():
             np.testing.assert_allclose(after, before, rtol=0.015)
 
 
+def test_grounding_stands_floating_planted_feet_on_the_floor_without_stretching_the_legs():
+    from pfnn_demo.tools.train.pipeline import load_clips
+    from pfnn_demo.tools.train.synthesis import FEET, GROUNDING_LIMIT, ground_feet
+
+    run = next(c for c in load_clips(REPO_DATA / "cmu-amc", log=lambda text: None) if c.name == "02_03")
+    grounded = ground_feet(run)
+
+    def planted_toe_heights(clip, side):
+        toe = FEET[side][1]
+        return clip.positions[clip.contacts[:, 2 * side + 1] > 0.5, toe, 1]
+
+    # The captured left toe is planted about 8.7 units up where a toe on the floor stands 3.
+    assert np.median(planted_toe_heights(run, 0)) - labels.TOE_REST > 4.0
+    for side in (0, 1):
+        before, after = planted_toe_heights(run, side), planted_toe_heights(grounded, side)
+        assert abs(np.median(after) - labels.TOE_REST) < 0.5
+        # A foot moves only vertically, and never further than the limit.
+        assert np.abs(after - before).max() <= GROUNDING_LIMIT + 1e-3
+        for joint in FEET[side]:
+            np.testing.assert_allclose(grounded.positions[:, joint, [0, 2]], run.positions[:, joint, [0, 2]],
+                                       atol=1e-3)
+    for (heel, toe), (hip, knee) in zip(FEET, ((2, 3), (7, 8))):
+        for a, b in ((hip, knee), (knee, heel), (heel, toe)):
+            before = np.linalg.norm(run.positions[:, a] - run.positions[:, b], axis=1)
+            after = np.linalg.norm(grounded.positions[:, a] - grounded.positions[:, b], axis=1)
+            np.testing.assert_allclose(after, before, rtol=0.01)
+
+
 def test_training_twice_gives_the_same_network_bit_for_bit(tmp_path):
     pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
     from pfnn_demo.motion.deepmimic import load_deepmimic
@@ -592,3 +620,43 @@ def test_fine_tuning_a_network_it_cannot_hold_is_a_one_line_error_before_any_wor
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1 and "no such file" in error[0], error
     assert not (tmp_path / "out.npz").exists()
+
+
+def test_leaving_a_clip_out_trains_without_it_and_an_unknown_name_is_a_one_line_error(tmp_path, capsys):
+    from pfnn_demo.errors import PfnnError
+    from pfnn_demo.tools.train.pipeline import clips_from_folders
+
+    every = {clip.name for clip in clips_from_folders([REPO_DATA / "motions"], log=lambda text: None)}
+    kept = {clip.name for clip in clips_from_folders([REPO_DATA / "motions"], log=lambda text: None,
+                                                     leave_out=["humanoid3d_run.txt"])}
+    assert "humanoid3d_run" in every and every - kept == {"humanoid3d_run"}
+    with pytest.raises(PfnnError, match="no clip of that name"):
+        clips_from_folders([REPO_DATA / "motions"], log=lambda text: None, leave_out=["humanoid3d_swim"])
+
+    pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.tools.cli import main
+
+    assert main(["train", "--data", str(REPO_DATA / "motions"), "--leave-out", "01_01.amc",
+                 "--out", str(tmp_path / "out.npz")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "--leave-out 01_01.amc" in error[0], error
+    assert not (tmp_path / "out.npz").exists()
+
+
+def test_the_shipped_recipe_script_runs_commands_the_cli_accepts_on_clips_that_exist():
+    import shlex
+    from pfnn_demo.tools.cli import build_parser
+    from pfnn_demo.tools.train.pipeline import motion_files
+
+    script = (REPO / "scripts" / "train_pfnn.sh").read_text().replace("\\\n", " ")
+    steps = [shlex.split(line.replace('"$work/', '"').replace('"$out"', "network/pfnn.npz").replace('"$@"', ""))
+             for line in script.splitlines() if line.startswith("pfnn-demo train")]
+    assert len(steps) == 3
+    names = {name for file in motion_files(REPO_DATA) for name in (file.name, file.stem)}
+    for words in steps:
+        args = build_parser().parse_args(words[1:])
+        assert all((REPO / folder).is_dir() for folder in args.data)
+        assert all(name in names for name in args.leave_out or [])
+    # Each step starts from the one before it.
+    assert [build_parser().parse_args(w[1:]).init for w in steps[1:]] == [
+        build_parser().parse_args(w[1:]).out for w in steps[:-1]]

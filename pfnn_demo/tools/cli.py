@@ -239,6 +239,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="add the data's jogs turned sideways, diagonally and backwards, the body facing "
                               "ahead, for jogging while strafing or along a wall (default: off; docs/training.md has the "
                               "trial)")
+    trainer.add_argument("--leave-out", action="append", metavar="CLIP",
+                         help="leave a clip of the data folders out (its file name, e.g. 01_01.amc; repeatable)")
+    trainer.add_argument("--ground-feet", action="store_true",
+                         help="stand every planted foot of the captured clips on its ground (a spell moved at "
+                              "most 8 units, spread over the swings; stairs on the ground of their footsteps): some "
+                              "captures plant a foot floating or pitched (docs/training.md)")
     trainer.add_argument("--walls-share", type=_number(0.0, 1.0), default=None, metavar="SHARE",
                          help="of the clips on flat ground, the share walked beside blocks 20-120 units high "
                               "(streets and walls), which the terrain inputs at the trajectory's sides see "

@@ -17,6 +17,7 @@ from . import labels
 from .database import FPS, clip_from_motion, clip_windows, extended_root, facing_yaw, mirror_clip, normalisation
 from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_cycles, on_terrain, over_a_bar,
                         running_jump, side_step, hold_standing, one_shot_variations, plant_feet, reversals,
+                        ground_feet,
                         setting_off_frames, speed_changes, stops, time_warp, transition, TURNING_START_ANGLES,
                         turning_start, variations, WallsBeside)
 from ...sim.deepphase import output_groups
@@ -131,7 +132,10 @@ def relabel_on_footsteps(clip) -> None:
     clip.gaits = labels.gait_weights(clip.positions, contacts, FPS).astype(np.float32)
 
 
-def load_clips(folder: Path, log=print) -> list:
+def load_clips(folder: Path, log=print, grounded: bool = False, leave_out=()) -> list:
+    """The labelled clips of `folder`, but those its manifest skips or `leave_out` names (file
+    names, with or without their extension); with `grounded`, every planted foot stood on its
+    ground (`stood_on_ground`)."""
     files = motion_files(folder)
     if not files:
         raise PfnnError("no motion clips (.bvh, .amc, or DeepMimic .txt/.json) in the data folder", folder)
@@ -140,7 +144,7 @@ def load_clips(folder: Path, log=print) -> list:
         if file.parent not in manifests:
             manifests[file.parent] = manifest(file.parent)
         entry = manifests[file.parent].get(file.name, {})
-        if entry.get("use") == "skip":
+        if entry.get("use") == "skip" or file.name in leave_out or file.stem in leave_out:
             continue
         try:
             clip = clip_from_motion(load_motion(file), file.stem, align_rest=ALIGN_REST.get(file.suffix.lower(), False))
@@ -150,6 +154,8 @@ def load_clips(folder: Path, log=print) -> list:
         clip.one_shot = entry.get("use") == "one-shot"
         clip.validation = bool(entry.get("validation", False))
         apply_category(clip, entry.get("category", ""))
+        if grounded:
+            clip = stood_on_ground(clip)
         clips.append(clip)
         log(f"  {file.relative_to(folder)}: {clip.frames} frames at 60 fps, "
             f"{'one-shot' if clip.one_shot else 'cycle'}{', ' + clip.category if clip.category else ''}, "
@@ -429,16 +435,30 @@ def held_out_clips(clips: list) -> list:
     return [group[-1] for group in by_category.values() if len(group) >= 2]
 
 
-def clips_from_folders(data, log) -> list:
-    """The labelled clips of every folder in `data` (a folder or a list of them)."""
+def stood_on_ground(clip):
+    """The clip with its planted feet stood on its ground (synthesis.ground_feet); stairs first
+    given the ground recovered from their footsteps, whose treads follow the feet closer than
+    steps fitted along the way up."""
+    if clip.category == "stairs":
+        clip.ground = labels.footstep_ground(clip.positions, clip.contacts)
+    return ground_feet(clip)
+
+
+def clips_from_folders(data, log, grounded: bool = False, leave_out=()) -> list:
+    """The labelled clips of every folder in `data` (a folder or a list of them), with `grounded`
+    stood on their ground, without the clips `leave_out` names."""
     folders = [Path(folder) for folder in (data if isinstance(data, list) else [data])]
     for folder in folders:
         if not folder.is_dir():
             raise PfnnError("no such data folder", folder)
+    names = {name for folder in folders for file in motion_files(folder) for name in (file.name, file.stem)}
+    for name in leave_out:
+        if name not in names:
+            raise PfnnError(f"--leave-out {name}: no clip of that name in the data folders")
     clips = []
     for folder in folders:
         log(f"labelling clips in {folder}")
-        clips += load_clips(folder, log)
+        clips += load_clips(folder, log, grounded, tuple(leave_out))
     return clips
 
 
@@ -448,7 +468,9 @@ def train_from_folder(args, log=None) -> Path:
     model_kind = getattr(args, "model", "pfnn")
     phases = _phase_encoder(args, log) if model_kind == "deepphase" else None     # a bad file: at once
     initial = _network_to_start_from(args, model_kind, log)
-    clips = clips_from_folders(args.data, log)
+    grounded = getattr(args, "ground_feet", False)
+    leave_out = getattr(args, "leave_out", None) or []
+    clips = clips_from_folders(args.data, log, grounded, leave_out)
     folder = Path(args.data[0] if isinstance(args.data, list) else args.data)
     held_out = held_out_clips(clips)
     training = [c for c in clips if not any(c is h for h in held_out)]
@@ -504,6 +526,8 @@ def train_from_folder(args, log=None) -> Path:
                      and model_kind == "deepphase" else "")
                   + ("with the jumps over bars, " if jumps else "")
                   + ("with jogs turned sideways, " if jog_sides else "")
+                  + ("with planted feet stood on their ground, " if grounded else "")
+                  + (f"leaving out {', '.join(leave_out)}, " if leave_out else "")
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")
                   + (f"then {config.rollout_updates} updates on runs of {config.rollout_frames} frames fed their "
                      "own poses, " if config.rollout_frames > 0 else "")

@@ -800,3 +800,46 @@ def plant_feet(clip: Clip) -> Clip:
     _resolve_knees(old, new, rotations)
     return Clip(clip.name, new.astype(np.float32), rotations.astype(np.float32), clip.phase.copy(),
                 clip.gaits.copy(), clip.contacts.copy(), clip.source, clip.ground, clip.category, clip.one_shot)
+
+
+GROUNDING_LIMIT = 8.0    # units: the most a planted spell is moved onto its ground
+
+
+def ground_feet(clip: Clip) -> Clip:
+    """The clip with every planted spell of each foot stood on its ground: moved vertically by
+    its median height above the foot's rest (the toe at labels.TOE_REST, the heel at that
+    foot's own median height above its toe while both are down), at most GROUNDING_LIMIT, the
+    moves spread linearly over the swings between spells and the knees re-solved. Some captures
+    hold a planted foot pitched or floating (02_03's left toe 8.7 units up, 07_12's feet 6-7),
+    and a network learns floating toes from them."""
+    old = clip.positions.astype(np.float64)
+    new = old.copy()
+    rotations = clip.rotations.astype(np.float64).copy()
+    every = np.arange(clip.frames)
+    for side, (heel, toe) in enumerate(FEET):
+        heel_down, toe_down = clip.contacts[:, 2 * side] > 0.5, clip.contacts[:, 2 * side + 1] > 0.5
+        spells, count = ndimage.label(heel_down | toe_down)
+        if count == 0:
+            continue
+        heel_above, toe_above = (old[:, joint, 1] - _ground_under(clip, old[:, joint]) for joint in (heel, toe))
+        both = heel_down & toe_down
+        heel_rest = labels.TOE_REST + (float(np.median(heel_above[both] - toe_above[both])) if both.any() else 0.0)
+        # Per frame, how far the planted joint stands above its rest (NaN where it is not down).
+        excess = np.where(toe_down, toe_above - labels.TOE_REST, np.where(heel_down, heel_above - heel_rest, np.nan))
+        middles = np.array(ndimage.labeled_comprehension(excess, spells, np.arange(1, count + 1), np.nanmedian,
+                                                         float, np.nan))
+        shift = -np.clip(middles, -GROUNDING_LIMIT, GROUNDING_LIMIT)[spells - 1]
+        down = spells > 0
+        move = np.interp(every, np.flatnonzero(down), shift[down])
+        new[:, [heel, toe], 1] += move[:, None]
+    _lower_to_reach(old, new)
+    _resolve_knees(old, new, rotations)
+    return Clip(clip.name, new.astype(np.float32), rotations.astype(np.float32), clip.phase.copy(),
+                clip.gaits.copy(), clip.contacts.copy(), clip.source, clip.ground, clip.category, clip.one_shot)
+
+
+def _ground_under(clip: Clip, points: np.ndarray) -> np.ndarray:
+    """(T,) the clip's ground height under `points` (T, 3): its own ground, or the flat floor."""
+    if clip.ground is None:
+        return np.zeros(len(points))
+    return np.asarray(clip.ground(points[:, 0], points[:, 2]), np.float64)

@@ -324,6 +324,15 @@ def test_grounding_stands_floating_planted_feet_on_the_floor_without_stretching_
             np.testing.assert_allclose(after, before, rtol=0.01)
 
 
+def test_grounded_clips_keep_the_manifests_validation_clips():
+    from pfnn_demo.tools.train.pipeline import clips_from_folders, held_out_clips
+
+    marked = {name for name, entry in __import__("json").loads((REPO_DATA / "cmu" / "clips.json").read_text())
+              ["clips"].items() if entry.get("validation")}
+    grounded = clips_from_folders([REPO_DATA / "cmu"], log=lambda text: None, grounded=True)
+    assert {clip.name for clip in held_out_clips(grounded)} == {name.split(".")[0] for name in marked}
+
+
 def test_training_twice_gives_the_same_network_bit_for_bit(tmp_path):
     pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
     from pfnn_demo.motion.deepmimic import load_deepmimic

@@ -8,6 +8,8 @@ a phase that runs on continuously.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from scipy import ndimage
 
@@ -834,8 +836,8 @@ def ground_feet(clip: Clip) -> Clip:
         new[:, [heel, toe], 1] += move[:, None]
     _lower_to_reach(old, new)
     _resolve_knees(old, new, rotations)
-    return Clip(clip.name, new.astype(np.float32), rotations.astype(np.float32), clip.phase.copy(),
-                clip.gaits.copy(), clip.contacts.copy(), clip.source, clip.ground, clip.category, clip.one_shot)
+    # Every label kept, the manifest's validation mark included: grounding comes before the split.
+    return dataclasses.replace(clip, positions=new.astype(np.float32), rotations=rotations.astype(np.float32))
 
 
 def _ground_under(clip: Clip, points: np.ndarray) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sys
@@ -440,7 +441,7 @@ def stood_on_ground(clip):
     given the ground recovered from their footsteps, whose treads follow the feet closer than
     steps fitted along the way up."""
     if clip.category == "stairs":
-        clip.ground = labels.footstep_ground(clip.positions, clip.contacts)
+        clip = dataclasses.replace(clip, ground=labels.footstep_ground(clip.positions, clip.contacts))
     return ground_feet(clip)
 
 

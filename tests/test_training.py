@@ -172,6 +172,10 @@ def test_the_quality_bars_flag_exactly_what_passes_them():
     results = {"a": {"ref": reference, "new": reference | {"jitter": 700.0}}, "b": {"ref": reference, "new": reference}}
     report = bar_report(results)
     assert "new: 1 of 2 cases miss a bar (jitter 1)" in report and "    a: jitter 1.40x" in report
+    # A tracking miss says how the network tracks away from walls too.
+    walled = reference | {"open tracking": 90.0}
+    figure = missed_bars(walled, walled | {"tracking": 104.0, "open tracking": 81.0})["tracking"]
+    assert figure == "1.040x (open ground 0.900x)"
 
 
 def test_category_labels_and_one_shot_clips_from_the_manifest():

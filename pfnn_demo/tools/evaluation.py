@@ -303,7 +303,14 @@ def _snap_bar(reference: dict, candidate: dict):
 
 def _tracking_bar(reference: dict, candidate: dict):
     a, b = reference["tracking"], candidate["tracking"]
-    return f"{b / a:.3f}x" if math.isfinite(a) and math.isfinite(b) and b > a else None
+    if not (math.isfinite(a) and math.isfinite(b) and b > a):
+        return None
+    # Where the stick pushes into a wall the character stops and the error is the whole asked
+    # speed: a network that keeps closer to the stick in the open reaches the walls sooner and can
+    # miss by that alone. The open-ground ratio beside the figure tells the two apart.
+    open_a, open_b = reference.get("open tracking", math.nan), candidate.get("open tracking", math.nan)
+    beside = f" (open ground {open_b / open_a:.3f}x)" if math.isfinite(open_a) and math.isfinite(open_b) and open_a > 0 else ""
+    return f"{b / a:.3f}x{beside}"
 
 
 def _standing_bar(reference: dict, candidate: dict):

@@ -334,8 +334,10 @@ def test_grounding_stands_floating_planted_feet_on_the_floor_without_stretching_
 def test_grounded_clips_keep_the_manifests_validation_clips():
     from pfnn_demo.tools.train.pipeline import clips_from_folders, held_out_clips
 
-    marked = {name for name, entry in __import__("json").loads((REPO_DATA / "cmu" / "clips.json").read_text())
-              ["clips"].items() if entry.get("validation")}
+    import json
+
+    manifest = json.loads((REPO_DATA / "cmu" / "clips.json").read_text())
+    marked = {name for name, entry in manifest["clips"].items() if entry.get("validation")}
     grounded = clips_from_folders([REPO_DATA / "cmu"], log=lambda text: None, grounded=True)
     assert {clip.name for clip in held_out_clips(grounded)} == {name.split(".")[0] for name in marked}
 
@@ -662,17 +664,16 @@ def test_leaving_a_clip_out_trains_without_it_and_an_unknown_name_is_a_one_line_
 def test_the_shipped_recipe_script_runs_commands_the_cli_accepts_on_clips_that_exist():
     import shlex
     from pfnn_demo.tools.cli import build_parser
-    from pfnn_demo.tools.train.pipeline import motion_files
+    from pfnn_demo.tools.train.pipeline import clip_names, motion_files
 
     script = (REPO / "scripts" / "train_pfnn.sh").read_text().replace("\\\n", " ")
     steps = [shlex.split(line.replace('"$work/', '"').replace('"$out"', "network/pfnn.npz").replace('"$@"', ""))
              for line in script.splitlines() if line.startswith("pfnn-demo train")]
     assert len(steps) == 3
-    names = {name for file in motion_files(REPO_DATA) for name in (file.name, file.stem)}
-    for words in steps:
-        args = build_parser().parse_args(words[1:])
+    names = set().union(*(clip_names(file) for file in motion_files(REPO_DATA)))
+    parsed = [build_parser().parse_args(words[1:]) for words in steps]
+    for args in parsed:
         assert all((REPO / folder).is_dir() for folder in args.data)
         assert all(name in names for name in args.leave_out or [])
     # Each step starts from the one before it.
-    assert [build_parser().parse_args(w[1:]).init for w in steps[1:]] == [
-        build_parser().parse_args(w[1:]).out for w in steps[:-1]]
+    assert [args.init for args in parsed[1:]] == [args.out for args in parsed[:-1]]

@@ -51,6 +51,12 @@ class Clip:
     def frames(self) -> int:
         return len(self.positions)
 
+    def ground_at(self, x, z) -> np.ndarray:
+        """The clip's ground height under points (x, z): its own ground, or flat at 0."""
+        if self.ground is None:
+            return np.zeros_like(np.asarray(x, np.float64))
+        return np.asarray(self.ground(x, z), np.float64)
+
 
 def retarget_to_canonical(motion: Motion, align_rest: bool = False) -> Motion:
     """A clip in the 31-joint CMU hierarchy onto the canonical skeleton: the same joint rotations
@@ -220,7 +226,7 @@ def clip_windows(clip: Clip, terrain_height=None) -> tuple[np.ndarray, np.ndarra
     """
     positions, rotations = clip.positions.astype(np.float64), clip.rotations.astype(np.float64)
     yaw = np.unwrap(facing_yaw(positions))
-    ground = terrain_height or clip.ground or (lambda x, z: np.zeros_like(np.asarray(x, np.float64)))
+    ground = terrain_height or clip.ground_at
     root, yaw_all, gaits_all = extended_root(positions[:, 0].copy(), yaw, clip.gaits)
     root[:, 1] = ground(root[:, 0], root[:, 2])
     if clip.frames < 3:

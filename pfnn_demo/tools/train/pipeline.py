@@ -145,7 +145,7 @@ def load_clips(folder: Path, log=print, grounded: bool = False, leave_out=()) ->
         if file.parent not in manifests:
             manifests[file.parent] = manifest(file.parent)
         entry = manifests[file.parent].get(file.name, {})
-        if entry.get("use") == "skip" or file.name in leave_out or file.stem in leave_out:
+        if entry.get("use") == "skip" or clip_names(file) & set(leave_out):
             continue
         try:
             clip = clip_from_motion(load_motion(file), file.stem, align_rest=ALIGN_REST.get(file.suffix.lower(), False))
@@ -436,6 +436,11 @@ def held_out_clips(clips: list) -> list:
     return [group[-1] for group in by_category.values() if len(group) >= 2]
 
 
+def clip_names(file: Path) -> set[str]:
+    """The names a clip's file goes by on the command line (`--leave-out`): with or without its extension."""
+    return {file.name, file.stem}
+
+
 def stood_on_ground(clip):
     """The clip with its planted feet stood on its ground (synthesis.ground_feet); stairs first
     given the ground recovered from their footsteps, whose treads follow the feet closer than
@@ -452,7 +457,7 @@ def clips_from_folders(data, log, grounded: bool = False, leave_out=()) -> list:
     for folder in folders:
         if not folder.is_dir():
             raise PfnnError("no such data folder", folder)
-    names = {name for folder in folders for file in motion_files(folder) for name in (file.name, file.stem)}
+    names = set().union(*(clip_names(file) for folder in folders for file in motion_files(folder)))
     for name in leave_out:
         if name not in names:
             raise PfnnError(f"--leave-out {name}: no clip of that name in the data folders")

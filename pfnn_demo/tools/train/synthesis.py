@@ -823,7 +823,8 @@ def ground_feet(clip: Clip) -> Clip:
         spells, count = ndimage.label(heel_down | toe_down)
         if count == 0:
             continue
-        heel_above, toe_above = (old[:, joint, 1] - _ground_under(clip, old[:, joint]) for joint in (heel, toe))
+        heel_above, toe_above = (old[:, joint, 1] - clip.ground_at(old[:, joint, 0], old[:, joint, 2])
+                                 for joint in (heel, toe))
         both = heel_down & toe_down
         heel_rest = labels.TOE_REST + (float(np.median(heel_above[both] - toe_above[both])) if both.any() else 0.0)
         # Per frame, how far the planted joint stands above its rest (NaN where it is not down).
@@ -839,9 +840,3 @@ def ground_feet(clip: Clip) -> Clip:
     # Every label kept, the manifest's validation mark included: grounding comes before the split.
     return dataclasses.replace(clip, positions=new.astype(np.float32), rotations=rotations.astype(np.float32))
 
-
-def _ground_under(clip: Clip, points: np.ndarray) -> np.ndarray:
-    """(T,) the clip's ground height under `points` (T, 3): its own ground, or the flat floor."""
-    if clip.ground is None:
-        return np.zeros(len(points))
-    return np.asarray(clip.ground(points[:, 0], points[:, 2]), np.float64)

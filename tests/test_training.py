@@ -620,6 +620,40 @@ def test_fine_tuning_starts_from_the_saved_network_and_refuses_one_it_cannot_hol
               log=lambda text: None, initial=first)
 
 
+def test_keeping_a_share_of_the_starting_network_mixes_the_two_weight_for_weight(tmp_path):
+    pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.motion.deepmimic import load_deepmimic
+    from pfnn_demo.tools.train.database import normalisation
+    from pfnn_demo.tools.train.trainer import TrainConfig, _torch, export, keep_initial, train
+
+    walk_clip = clip_from_motion(load_deepmimic(REPO_DATA / "motions" / "humanoid3d_walk.txt", 3.0), "walk")
+    X, Y, P = clip_windows(walk_clip)
+    norm = normalisation(X, Y)
+    start = export(train(X, Y, P, norm, TrainConfig(hidden=16, epochs=2, batch_size=8, seed=5), progress=False,
+                         log=lambda text: None)[0], norm, tmp_path / "start.npz", "start")
+    tuning = TrainConfig(hidden=16, epochs=2, batch_size=8, seed=6, learning_rate=1e-2)
+    tuned = export(train(X, Y, P, norm, tuning, progress=False, log=lambda text: None, initial=start)[0],
+                   norm, tmp_path / "tuned.npz", "tuned")
+    model, _ = train(X, Y, P, norm, tuning, progress=False, log=lambda text: None, initial=start)
+    keep_initial(_torch(), model, start, 0.25)
+    mixed = export(model, norm, tmp_path / "mixed.npz", "mixed")
+    for name in ("W0", "b0", "W1", "b1", "W2", "b2"):
+        a, b, m = (getattr(w, name).astype(np.float64) for w in (tuned, start, mixed))
+        assert np.abs(a - b).max() > 1e-3, name         # the fine-tune moved it, so the mix is seen
+        np.testing.assert_allclose(m, 0.75 * a + 0.25 * b, rtol=0, atol=1e-6, err_msg=name)
+
+
+def test_keeping_a_share_of_the_start_without_a_start_is_a_one_line_error(tmp_path, capsys):
+    pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.tools.cli import main
+
+    assert main(["train", "--keep-init", "0.25", "--data", str(REPO_DATA / "motions"),
+                 "--out", str(tmp_path / "out.npz")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "--keep-init" in error[0] and "--init" in error[0], error
+    assert not (tmp_path / "out.npz").exists()
+
+
 def test_fine_tuning_a_network_it_cannot_hold_is_a_one_line_error_before_any_work(tmp_path, capsys):
     pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
     from pfnn_demo.tools.cli import main

@@ -262,6 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
                               "normalisation) instead of random weights: fine-tuning, for instance of a shipped "
                               "network on more data or with another recipe setting; give fewer --epochs and a "
                               "lower --learning-rate (docs/training.md)")
+    trainer.add_argument("--keep-init", type=_number(0.0, 1.0), default=0.0, metavar="SHARE",
+                         help="after fine-tuning, mix this share of the --init network's weights back into the "
+                              "result (weight-space ensembling, WiSE-FT): 0 keeps the fine-tuned weights, 0.25 "
+                              "moves them a quarter of the way back to where they started (default 0; "
+                              "docs/training.md)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     trainer.add_argument("--device", default="cpu", help="torch device (default cpu; cuda when you have one)")

@@ -24,7 +24,7 @@ from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_
 from ...sim.deepphase import output_groups
 from ...sim.networks import read_network_weights
 from .manifold_windows import clip_manifold, manifold_windows
-from .trainer import _progress, _torch, export, recipe, train
+from .trainer import _progress, _torch, export, keep_initial, recipe, train
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
                        "The database was created with funding from NSF EIA-0196217.")
@@ -513,6 +513,10 @@ def train_from_folder(args, log=None) -> Path:
     model, history = train(X, Y, P, norm, config, validation=validation, checkpoint=checkpoint,
                            resume=args.resume, progress=sys.stderr.isatty(), log=log, follows=follows,
                            initial=initial)
+    keep = getattr(args, "keep_init", 0.0) or 0.0
+    if keep > 0:
+        keep_initial(_torch(), model, initial, keep)
+        log(f"kept a share of {keep:g} of the starting network's weights")
     names = ", ".join(c.name for c in clips)
     sources = {c.source for c in clips}
     kind = {"mann": f"A mode-adaptive network (MANN: {config.experts} experts, a gate of two layers of "
@@ -537,6 +541,7 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")
                   + (f"then {config.rollout_updates} updates on runs of {config.rollout_frames} frames fed their "
                      "own poses, " if config.rollout_frames > 0 else "")
+                  + (f"then a share of {keep:g} of the starting network's weights mixed back in, " if keep > 0 else "")
                   + f"hidden {config.hidden}, seed {config.seed}."
                   + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")
                   + (" " + CMU_ACKNOWLEDGEMENT if "cmu" in sources else ""))
@@ -550,6 +555,8 @@ def _network_to_start_from(args, model_kind: str, log):
     """With --init, the saved network that training starts from (its weights, sizes and
     normalisation), checked before any work starts."""
     if not getattr(args, "init", None):
+        if getattr(args, "keep_init", 0.0):
+            raise PfnnError("--keep-init mixes back the network given by --init: give --init too")
         return None
     kind, weights = read_network_weights(args.init)
     if kind != model_kind:

@@ -305,6 +305,18 @@ def start_from(torch, model, weights) -> None:
             param.copy_(torch.as_tensor(np.asarray(saved, np.float32)))
 
 
+def keep_initial(torch, model, weights, share: float) -> None:
+    """Mix `share` of saved weights (the network fine-tuning started from) back into `model`:
+    weight-space ensembling of the fine-tuned network and its start (WiSE-FT, Wortsman et al.
+    2022). Both lie in one basin, so the mix plays as a network: the fine-tune's gains, less
+    of its drift from the start where the new data pulled it away from what it did well."""
+    with torch.no_grad():
+        for name, param in file_parameters(model):
+            mixed = ((1.0 - share) * param.detach().cpu().numpy().astype(np.float64)
+                     + share * np.asarray(getattr(weights, name), np.float64))
+            param.copy_(torch.as_tensor(mixed.astype(np.float32)))
+
+
 def window_loss(torch, model, tensors, index, noise, config: TrainConfig):
     """Mean squared error on the windows `index` of the normalised (inputs, outputs, phases),
     the inputs (and a PFNN's phases) with the training noise (None: none)."""

@@ -632,9 +632,8 @@ def test_keeping_a_share_of_the_starting_network_mixes_the_two_weight_for_weight
     start = export(train(X, Y, P, norm, TrainConfig(hidden=16, epochs=2, batch_size=8, seed=5), progress=False,
                          log=lambda text: None)[0], norm, tmp_path / "start.npz", "start")
     tuning = TrainConfig(hidden=16, epochs=2, batch_size=8, seed=6, learning_rate=1e-2)
-    tuned = export(train(X, Y, P, norm, tuning, progress=False, log=lambda text: None, initial=start)[0],
-                   norm, tmp_path / "tuned.npz", "tuned")
     model, _ = train(X, Y, P, norm, tuning, progress=False, log=lambda text: None, initial=start)
+    tuned = export(model, norm, tmp_path / "tuned.npz", "tuned")     # copies: the mix below leaves them
     keep_initial(_torch(), model, start, 0.25)
     mixed = export(model, norm, tmp_path / "mixed.npz", "mixed")
     for name in ("W0", "b0", "W1", "b1", "W2", "b2"):

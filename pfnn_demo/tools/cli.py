@@ -237,8 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
                               "jogging pace (they are in the shipped recipe)")
     trainer.add_argument("--jog-side-steps", action=argparse.BooleanOptionalAction, default=None,
                          help="add the data's jogs turned sideways, diagonally and backwards, the body facing "
-                              "ahead, for jogging while strafing or along a wall (default: off; docs/training.md has the "
-                              "trial)")
+                              "ahead, for jogging while strafing or along a wall (default: off; the shipped network's "
+                              "last step turns it on, docs/training.md)")
     trainer.add_argument("--leave-out", action="append", metavar="CLIP",
                          help="leave a clip of the data folders out (its file name, e.g. 01_01.amc; repeatable)")
     trainer.add_argument("--ground-feet", action="store_true",

@@ -2,7 +2,8 @@
 # Reproduces the shipped network/pfnn.npz from this repository alone, in three steps (docs/training.md):
 # the base recipe on the BVH and DeepMimic clips, two epochs with more noise on the phases, then
 # two epochs on all of data/ (the ASF/AMC capture included, its jumps on the spot left out) with every
-# planted foot on its ground, a quarter of the second step's weights mixed back in.
+# planted foot on its ground and every looped jog also turned sideways, a quarter of the second step's
+# weights mixed back in.
 # Usage: bash scripts/train_pfnn.sh [OUT.npz] [extra pfnn-demo train options, e.g. --device cuda]
 set -euo pipefail
 out=${1:-network/pfnn.npz}

@@ -14,5 +14,5 @@ pfnn-demo train --data data/cmu --data data/motions --out "$work/base.npz" "$@"
 pfnn-demo train --data data/cmu --data data/motions --init "$work/base.npz" --epochs 2 \
     --learning-rate 2e-4 --phase-noise 0.2 --out "$work/smooth.npz" "$@"
 pfnn-demo train --data data --init "$work/smooth.npz" --epochs 2 \
-    --learning-rate 2e-4 --phase-noise 0.2 --ground-feet --jog-side-steps --leave-out 01_01.amc --leave-out 02_04.amc --keep-init 0.25 \
-    --out "$out" "$@"
+    --learning-rate 2e-4 --phase-noise 0.2 --ground-feet --jog-side-steps --leave-out 01_01.amc --leave-out 02_04.amc \
+    --keep-init 0.25 --out "$out" "$@"

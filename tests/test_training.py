@@ -505,7 +505,7 @@ def test_open_tracking_leaves_out_the_frames_against_a_wall(tmp_path):
     from pfnn_demo.sim.scene import load_scene
     from pfnn_demo.sim.features import BUMP
     from pfnn_demo.sim.weights import load_weights
-    from pfnn_demo.tools.evaluation import metrics, record
+    from pfnn_demo.tools.evaluation import metrics, record, tracking_errors
 
     script_path = tmp_path / "into_the_wall.json"
     script_path.write_text('{"scene": "plaza", "segments": [{"duration": 12.0, "move": [0, 1], "jog": 1.0, '
@@ -515,9 +515,7 @@ def test_open_tracking_leaves_out_the_frames_against_a_wall(tmp_path):
                        InputScript.load(script_path))
     against_wall = recording["gait"][1:, BUMP] >= 0.5
     assert 0.05 < against_wall.mean() < 0.95, against_wall.mean()
-    # Each frame's distance between the root's velocity and the asked one (units/s).
-    velocity = np.diff(recording["root_position"].astype(np.float64), axis=0) * 60
-    error = np.linalg.norm((velocity - recording["target_velocity"][1:] * 60)[:, [0, 2]], axis=1)
+    error = tracking_errors(recording)
     assert error[against_wall].mean() > 1.15 * error[~against_wall].mean()
     result = metrics(recording, scene.heightmap, scene.areas.walls)
     assert result["open tracking"] == pytest.approx(error[~against_wall].mean(), rel=1e-4)

@@ -86,9 +86,7 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
     toe_height = toes[..., 1] - terrain.sample(toes[..., 0], toes[..., 2])
     toe_contact = (contacts[:, [1, 3]] > 0.5) & on_walkable_ground(terrain, toes)
     root = recording["root_position"].astype(np.float64)
-    velocity = np.diff(root, axis=0) * FPS
-    target = recording["target_velocity"][1:].astype(np.float64) * FPS
-    tracking = np.linalg.norm((velocity - target)[:, [0, 2]], axis=1)
+    tracking = tracking_errors(recording)
     phase_rate = np.mod(np.diff(recording["phase"]), 2 * np.pi) / (2 * np.pi) * FPS
     gait = recording["gait"][1:]
     open_ground = gait[:, BUMP] < 0.5
@@ -121,6 +119,14 @@ def metrics(recording: dict[str, np.ndarray], terrain, walls: np.ndarray | None 
 # edges: the natural scenes' steepest ground rises 8.4 units over that span, terraces' steps 12.
 FOOT_REACH = 10.0      # units
 EDGE_STEP = 20.0       # units
+
+
+def tracking_errors(recording: dict[str, np.ndarray]) -> np.ndarray:
+    """Per frame after the first, the horizontal distance (units/s) between the root's velocity
+    and the target velocity."""
+    velocity = np.diff(recording["root_position"].astype(np.float64), axis=0) * FPS
+    target = recording["target_velocity"][1:].astype(np.float64) * FPS
+    return np.linalg.norm((velocity - target)[:, [0, 2]], axis=1)
 
 
 def on_walkable_ground(terrain, points: np.ndarray) -> np.ndarray:

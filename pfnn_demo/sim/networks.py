@@ -2,23 +2,33 @@
 
 A network .npz says what it is in its `kind` array (files without one, and the original PFNN
 release folder, are phase-functioned networks). A new kind registers its reader (arrays ->
-weights) and runtime here, and its per-character state in policy.POLICIES.
+weights), runtime and writer here, and its per-character state in policy.POLICIES.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from ..errors import WeightsError
 from .deepphase import KIND as DEEPPHASE, DeepPhaseNetwork
-from .mann import KIND as MANN, ModeAdaptiveNetwork, mann_from_arrays
+from .mann import KIND as MANN, ModeAdaptiveNetwork, mann_from_arrays, save_mann
 from .phase_network import PhaseFunctionedNetwork
-from .weights import load_original_folder, npz_kind, pfnn_from_arrays, read_npz_arrays
+from .weights import load_original_folder, npz_kind, pfnn_from_arrays, read_npz_arrays, save_npz
+
+
+class Kind(NamedTuple):
+    read: Callable        # (arrays of the .npz, path) -> validated weights
+    runtime: Callable     # (weights, mode) -> the network runtime
+    write: Callable       # (weights, path) -> None: the .npz of this kind
+
 
 KINDS = {
-    "pfnn": (pfnn_from_arrays, PhaseFunctionedNetwork),
-    MANN: (mann_from_arrays, ModeAdaptiveNetwork),
-    DEEPPHASE: (mann_from_arrays, DeepPhaseNetwork),     # a gated mixture of experts too
+    "pfnn": Kind(pfnn_from_arrays, PhaseFunctionedNetwork, save_npz),
+    MANN: Kind(mann_from_arrays, ModeAdaptiveNetwork, partial(save_mann, kind=MANN)),
+    # a gated mixture of experts too
+    DEEPPHASE: Kind(mann_from_arrays, DeepPhaseNetwork, partial(save_mann, kind=DEEPPHASE)),
 }
 
 
@@ -33,7 +43,7 @@ def load_network_file(path: str | Path, mode: str | None = None):
         raise WeightsError("no such file or folder (give a .npz file or an original PFNN network folder)", path)
     kind, weights = read_network_weights(path)
     try:
-        return KINDS[kind][1](weights, mode)
+        return KINDS[kind].runtime(weights, mode)
     except ValueError as error:
         raise WeightsError(str(error), path) from None
 
@@ -48,7 +58,12 @@ def read_network_weights(path: str | Path) -> tuple[str, object]:
     if kind not in KINDS:
         raise WeightsError(f"a network of kind {kind!r}, which this pfnn-demo does not know "
                            f"(it knows {', '.join(KINDS)}); upgrade pfnn-demo", path)
-    return kind, KINDS[kind][0](contents, path)
+    return kind, KINDS[kind].read(contents, path)
+
+
+def write_network_weights(kind: str, weights, path: str | Path) -> None:
+    """Save `weights` as a project .npz network of `kind`."""
+    KINDS[kind].write(weights, path)
 
 
 def describe_network(network) -> str:

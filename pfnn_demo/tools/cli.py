@@ -22,7 +22,7 @@ from .train.trainer import MODEL_DEFAULTS, TrainConfig   # torch is imported onl
 
 SEED_MAX = 2 ** 32 - 1   # numpy seeds are unsigned 32-bit numbers
 SUBCOMMANDS = ("run", "replay", "screenshot", "make-terrain", "train", "train-phases", "plot-phases", "retarget",
-               "eval", "convert-weights", "character")
+               "eval", "average", "convert-weights", "character")
 
 DESCRIPTION = """\
 Phase-Functioned Neural Network character controller (Holden, Komura, Saito, SIGGRAPH 2017).
@@ -373,6 +373,18 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--character-map", metavar="MAP.json",
                          help="JSON object from canonical joint names to the rig's joint names")
     inspect.set_defaults(handler=_inspect_character)
+
+    average = commands.add_parser(
+        "average", help="average networks of one kind weight for weight (a model soup)",
+        description="Write the weighted average of networks' weights, weight for weight: networks fine-tuned "
+                    "from one start (train --init) lie in one basin, so their average plays as a network, "
+                    "often with what each does well (docs/training.md, \"Keeping a share of the start\"). The "
+                    "networks must be of one kind and size and share their normalisation.")
+    average.add_argument("out", metavar="OUT.npz", help="network to write")
+    average.add_argument("networks", nargs="+", metavar="NET.npz[:SHARE]",
+                         help="networks to average, each with its share (they add up to 1), or all without "
+                              "(equal shares)")
+    average.set_defaults(handler=_average)
 
     convert = commands.add_parser(
         "convert-weights", help="convert an original PFNN network folder to the project's .npz",
@@ -865,6 +877,18 @@ def _run_headless(args) -> int:
 
 
 MAX_CHARACTERS = 1024
+
+
+def _average(args) -> int:
+    from .average import average_networks, average_shares, parse_part, write_average
+
+    parts = [parse_part(text) for text in args.networks]
+    shares = average_shares([share for _, share in parts])
+    kind, weights = average_networks([path for path, _ in parts], shares)
+    write_average(args.out, kind, weights)
+    print(f"wrote {args.out}: a {kind} network, " + ", ".join(f"{share:g} of {path}" for (path, _), share in
+                                                              zip(parts, shares)))
+    return 0
 
 
 def _convert_weights(args) -> int:

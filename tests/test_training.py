@@ -377,6 +377,42 @@ def test_shake_counts_frame_to_frame_shaking_not_the_steps_themselves():
     assert shake(noisy) > 5 * shake(swing) and shake(noisy) > 0.8 * jitter(noisy - swing)
 
 
+def test_turn_time_is_timed_while_the_stick_holds_and_leaves_strafing_out():
+    from pfnn_demo.tools.evaluation import turn_time
+
+    def played(segments, turn_seconds):
+        """A recording of stick segments ((seconds, stick x, stick y, strafe)), the stick's way in the
+        world being (x, y) as (x, z); the root turns at a constant rate to the stick's way, taking
+        `turn_seconds` for a half turn, and stays facing ahead while strafing."""
+        stick, strafe = [], []
+        for seconds, x, y, held in segments:
+            stick += [(x, y)] * int(seconds * 60)
+            strafe += [held] * int(seconds * 60)
+        stick, strafe = np.array(stick, float), np.array(strafe, float)
+        heading, headings = 0.0, []
+        rate = np.pi / (turn_seconds * 60)
+        for (x, y), held in zip(stick, strafe):
+            if np.hypot(x, y) > 0.5 and not held:
+                error = np.angle(np.exp(1j * (np.arctan2(x, y) - heading)))
+                heading += float(np.clip(error, -rate, rate))
+            headings.append(heading)
+        headings = np.array(headings)
+        direction = np.stack([np.sin(headings), 0 * headings, np.cos(headings)], axis=1)
+        target = np.stack([stick[:, 0], 0 * headings, stick[:, 1]], axis=1)
+        return {"stick": stick, "trigger": np.stack([strafe, 0 * strafe], axis=1),
+                "root_direction": direction, "target_velocity": target}
+
+    # Forward, then back, held 3 s: the half turn's time less the 20 degrees it may leave.
+    held = turn_time(played([(2.0, 0, 1, 0), (3.0, 0, -1, 0)], turn_seconds=1.2))
+    assert abs(held - 1.2 * 160 / 180) < 0.05, held
+    # Back for 0.6 s only (the root turned a quarter, to its right), then left: timed until the
+    # stick changed, not until the facing met the later way a second later.
+    cut = turn_time(played([(2.0, 0, 1, 0), (0.6, 0, -1, 0), (3.0, -1, 0, 0)], turn_seconds=1.2))
+    assert abs(cut - 0.6) < 0.02, cut
+    # Strafing back and forth asks for no turn; with no other reversal there is nothing to time.
+    assert np.isnan(turn_time(played([(2.0, 0, 1, 1), (2.0, 0, -1, 1)], turn_seconds=1.2)))
+
+
 def test_gliding_counts_a_pose_frozen_while_the_root_moves_on_and_not_a_walk():
     from pfnn_demo.tools.evaluation import GLIDE_SECONDS, gliding_share
 

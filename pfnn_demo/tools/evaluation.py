@@ -8,6 +8,7 @@
                   stick may push into it, the trajectory stops there and so does the character,
                   so `tracking` also counts how long a path spends against walls
   turn time       seconds until the root faces within 20 degrees of a reversed stick direction
+                  (not strafing; timed while the stick holds that way)
   phase speed     gait cycles per second while walking and while jogging
   jitter          mean joint acceleration (units/s^2), lower is smoother
   shake           the same for the motion faster than about 7.5 Hz only (the pose minus its
@@ -229,25 +230,37 @@ def wall_crossings(root: np.ndarray, walls: np.ndarray) -> int:
     return int(steps_crossing_walls(walls, root[:-1, [0, 2]], root[1:, [0, 2]]).sum())
 
 
+# A frame-to-frame change of the stick larger than this is a new command (a script's next segment,
+# a flick); a scripted curve (move_turn) turns it by about 0.02 a frame.
+STICK_JUMP = 0.1
+
+
 def turn_time(recording: dict[str, np.ndarray]) -> float:
-    """Mean seconds from each stick reversal until the root faces within 20 degrees of the new way."""
+    """Mean seconds from each stick reversal until the root faces within 20 degrees of the new way.
+
+    Only reversals without the strafe trigger count: strafing, the facing follows the camera and
+    the stick asks for no turn. A turn is timed while the stick holds the reversed way (until it
+    jumps, is released or strafes): one not finished by then counts the time the stick held, not
+    the time until the facing happened to meet the way of some later command."""
     stick = recording["stick"]
+    strafing = recording["trigger"][:, 0] > 0.5
     moving = np.linalg.norm(stick, axis=1) > 0.5
-    reversals = [t for t in range(1, len(stick)) if moving[t] and moving[t - 1]
+    jumped = np.r_[False, np.linalg.norm(np.diff(stick, axis=0), axis=1) > STICK_JUMP]
+    changed = jumped | ~moving | strafing
+    reversals = [t for t in range(1, len(stick)) if moving[t] and moving[t - 1] and not strafing[t]
                  and np.dot(stick[t], stick[t - 1]) < -0.5 * np.linalg.norm(stick[t]) * np.linalg.norm(stick[t - 1])]
     if not reversals:
         return math.nan
     direction = recording["root_direction"][:, [0, 2]]
     target = recording["target_velocity"][:, [0, 2]]
+    wanted = target / (np.linalg.norm(target, axis=1, keepdims=True) + 1e-9)
+    facing = np.einsum("ij,ij->i", direction, wanted) > math.cos(math.radians(20))
     times = []
     for start in reversals:
-        for t in range(start, len(direction)):
-            wanted = target[t] / (np.linalg.norm(target[t]) + 1e-9)
-            if np.dot(direction[t], wanted) > math.cos(math.radians(20)):
-                times.append((t - start) / FPS)
-                break
-        else:
-            times.append((len(direction) - start) / FPS)
+        later = np.flatnonzero(changed[start + 1:])
+        held_until = start + 1 + int(later[0]) if len(later) else len(stick)
+        faced = np.flatnonzero(facing[start:held_until])
+        times.append((int(faced[0]) if len(faced) else held_until - start) / FPS)
     return float(np.mean(times))
 
 

@@ -83,4 +83,9 @@ def test_networks_that_cannot_be_averaged_are_one_line_errors(tmp_path, capsys):
         assert main(["average", str(tmp_path / "out.npz")] + parts) == 2
         error = capsys.readouterr().err.strip().splitlines()
         assert len(error) == 1 and message in error[0], error
+    (tmp_path / "folder.npz").mkdir()
+    for out, message in ((tmp_path / "out.txt", "must end in .npz"), (tmp_path / "folder.npz", "is a folder")):
+        assert main(["average", str(out), start_path, start_path]) == 2
+        error = capsys.readouterr().err.strip().splitlines()
+        assert len(error) == 1 and message in error[0], error
     assert not (tmp_path / "out.npz").exists()

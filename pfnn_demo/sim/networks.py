@@ -7,6 +7,7 @@ weights), runtime and writer here, and its per-character state in policy.POLICIE
 
 from __future__ import annotations
 
+import hashlib
 from functools import partial
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -64,6 +65,11 @@ def read_network_weights(path: str | Path) -> tuple[str, object]:
 def write_network_weights(kind: str, weights, path: str | Path) -> None:
     """Save `weights` as a project .npz network of `kind`."""
     KINDS[kind].write(weights, path)
+
+
+def file_md5(path: str | Path) -> str:
+    """The MD5 a provenance string names a network file by."""
+    return hashlib.md5(Path(path).read_bytes()).hexdigest()
 
 
 def describe_network(network) -> str:

@@ -10,13 +10,15 @@ so scaled.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import functools
+import operator
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import PfnnError
-from ..sim.networks import read_network_weights, write_network_weights
+from ..sim.networks import file_md5, read_network_weights, write_network_weights
+from ..sim.recording import check_destination
 from ..sim.weights import NORMALISATION
 
 SHARE_TOLERANCE = 1e-6
@@ -48,6 +50,13 @@ def average_shares(shares: list[float | None]) -> list[float]:
     return list(shares)
 
 
+def weighted_sum(arrays, shares) -> np.ndarray:
+    """sum(share * array) in float64, in the order given, as float32: the one mix of weights that
+    `average` and `train --keep-init` share."""
+    terms = [share * np.asarray(array, np.float64) for array, share in zip(arrays, shares)]
+    return functools.reduce(operator.add, terms).astype(np.float32)
+
+
 def average_networks(paths: list[str | Path], shares: list[float]) -> tuple[str, object]:
     """(kind, weights): the networks at `paths` averaged weight for weight by `shares`, summed in
     float64 in the order given and stored as float32. The rest of the file (normalisation, gate
@@ -64,18 +73,19 @@ def average_networks(paths: list[str | Path], shares: list[float]) -> tuple[str,
     for field in dataclasses.fields(first):
         value = getattr(first, field.name)
         if _is_weight(field.name, value):
-            total = sum(share * np.asarray(getattr(weights, field.name), np.float64)
-                        for share, (_, weights) in zip(shares, read))
-            averaged[field.name] = total.astype(np.float32)
-    parts = ", ".join(f"{share:g} of the network of MD5 {_md5(path)}" for path, share in zip(paths, shares))
+            averaged[field.name] = weighted_sum([getattr(weights, field.name) for _, weights in read], shares)
+    parts = ", ".join(f"{share:g} of the network of MD5 {file_md5(path)}" for path, share in zip(paths, shares))
     provenance = f"The weight-for-weight average (pfnn-demo average) of {parts}. The first: {first.provenance}"
     return kind, dataclasses.replace(first, **averaged, provenance=provenance)
 
 
+def check_output(out: str | Path) -> Path:
+    """Refuse, before any work, a destination that is not a writable .npz."""
+    return check_destination(out, (".npz",))
+
+
 def write_average(out: str | Path, kind: str, weights) -> None:
     out = Path(out)
-    if out.suffix.lower() != ".npz":
-        raise PfnnError("the network to write must end in .npz", out)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_network_weights(kind, weights, out)
 
@@ -99,6 +109,3 @@ def _check_compatible(first, other, first_path, path) -> None:
             raise PfnnError(f"{what} than {first_path}: average only networks fine-tuned from one start "
                             "(pfnn-demo train --init), which keep its normalisation", path)
 
-
-def _md5(path) -> str:
-    return hashlib.md5(Path(path).read_bytes()).hexdigest()

@@ -242,25 +242,23 @@ def turn_time(recording: dict[str, np.ndarray]) -> float:
     the stick asks for no turn. A turn is timed while the stick holds the reversed way (until it
     jumps, is released or strafes): one not finished by then counts the time the stick held, not
     the time until the facing happened to meet the way of some later command."""
-    stick = recording["stick"]
+    stick = np.asarray(recording["stick"], np.float64)
     strafing = recording["trigger"][:, 0] > 0.5
-    moving = np.linalg.norm(stick, axis=1) > 0.5
-    jumped = np.r_[False, np.linalg.norm(np.diff(stick, axis=0), axis=1) > STICK_JUMP]
-    changed = jumped | ~moving | strafing
-    reversals = [t for t in range(1, len(stick)) if moving[t] and moving[t - 1] and not strafing[t]
-                 and np.dot(stick[t], stick[t - 1]) < -0.5 * np.linalg.norm(stick[t]) * np.linalg.norm(stick[t - 1])]
-    if not reversals:
+    length = np.linalg.norm(stick, axis=1)
+    moving = length > 0.5
+    turned = np.einsum("ij,ij->i", stick[1:], stick[:-1]) < -0.5 * length[1:] * length[:-1]
+    reversals = np.flatnonzero(np.r_[False, moving[1:] & moving[:-1] & turned] & ~strafing)
+    if not len(reversals):
         return math.nan
+    jumped = np.r_[False, np.linalg.norm(np.diff(stick, axis=0), axis=1) > STICK_JUMP]
+    changes = np.r_[np.flatnonzero(jumped | ~moving | strafing), len(stick)]
+    held_until = changes[np.searchsorted(changes, reversals, side="right")]
     direction = recording["root_direction"][:, [0, 2]]
     target = recording["target_velocity"][:, [0, 2]]
     wanted = target / (np.linalg.norm(target, axis=1, keepdims=True) + 1e-9)
     facing = np.einsum("ij,ij->i", direction, wanted) > math.cos(math.radians(20))
-    times = []
-    for start in reversals:
-        later = np.flatnonzero(changed[start + 1:])
-        held_until = start + 1 + int(later[0]) if len(later) else len(stick)
-        faced = np.flatnonzero(facing[start:held_until])
-        times.append((int(faced[0]) if len(faced) else held_until - start) / FPS)
+    times = [(np.argmax(facing[start:end]) if facing[start:end].any() else end - start) / FPS
+             for start, end in zip(reversals, held_until)]
     return float(np.mean(times))
 
 

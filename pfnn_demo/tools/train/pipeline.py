@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_
                         setting_off_frames, speed_changes, stops, time_warp, transition, TURNING_START_ANGLES,
                         turning_start, variations, WallsBeside)
 from ...sim.deepphase import output_groups
-from ...sim.networks import read_network_weights
+from ...sim.networks import file_md5, read_network_weights
 from .manifold_windows import clip_manifold, manifold_windows
 from .trainer import _progress, _torch, export, keep_initial, recipe, train
 
@@ -526,7 +525,7 @@ def train_from_folder(args, log=None) -> Path:
                          f"channels along the trajectory, AdamW with weight decay {config.weight_decay}; "
                          f"phases from {Path(args.phases).name}). "}.get(model_kind, "")
     provenance = (kind + f"Trained by pfnn-demo from {len(clips)} clips ({names}) with synthesised variations "
-                  f"and mirrors; " + (f"fine-tuned from the network of MD5 {_md5(args.init)} with its "
+                  f"and mirrors; " + (f"fine-tuned from the network of MD5 {file_md5(args.init)} with its "
                                       f"normalisation, peak learning rate {config.learning_rate:g}, "
                                       if initial is not None else "")
                   + f"{config.epochs} epoch{'s' if config.epochs != 1 else ''}, input noise {config.input_noise}, "
@@ -574,10 +573,6 @@ def _sizes_of(weights) -> dict:
     if hasattr(weights, "G0"):     # a gated mixture of experts
         sizes.update(experts=int(weights.W0.shape[0]), gate_hidden=int(weights.G0.shape[0]))
     return sizes
-
-
-def _md5(path) -> str:
-    return hashlib.md5(Path(path).read_bytes()).hexdigest()
 
 
 def _phase_encoder(args, log):

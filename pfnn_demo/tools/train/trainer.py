@@ -311,11 +311,12 @@ def keep_initial(torch, model, weights, share: float) -> None:
     weight-space ensembling of the fine-tuned network and its start (WiSE-FT, Wortsman et al.
     2022). Both lie in one basin, so the mix plays as a network: the fine-tune's gains, less
     of its drift from the start where the new data pulled it away from what it did well."""
+    from ..average import weighted_sum
+
     with torch.no_grad():
         for name, param in file_parameters(model):
-            mixed = ((1.0 - share) * param.detach().cpu().numpy().astype(np.float64)
-                     + share * np.asarray(getattr(weights, name), np.float64))
-            param.copy_(torch.as_tensor(mixed.astype(np.float32)))
+            mixed = weighted_sum([param.detach().cpu().numpy(), getattr(weights, name)], [1.0 - share, share])
+            param.copy_(torch.as_tensor(mixed))
 
 
 def window_loss(torch, model, tensors, index, noise, config: TrainConfig):

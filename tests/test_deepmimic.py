@@ -245,6 +245,8 @@ def test_jog_side_steps_jog_off_the_facing_at_the_jogs_cadence(looped_run):
     from pfnn_demo.tools.train.pipeline import JOG_SIDE_STEPS, SIDE_STEP_TURNS, jog_side_steps
 
     sides = jog_side_steps([looped_run], np.random.default_rng(0))
+    sideways = jog_side_steps([looped_run], np.random.default_rng(0), "sideways")
+    assert len(sideways) == 2 * len(SIDE_STEP_TURNS)                                 # left and right only
     assert len(sides) == len(SIDE_STEP_TURNS) * JOG_SIDE_STEPS                       # each direction straight and curving both ways
     straight = sides[0]
     assert straight.gaits[:, 2].mean() == pytest.approx(looped_run.gaits[:, 2].mean())   # still a jog
@@ -252,6 +254,10 @@ def test_jog_side_steps_jog_off_the_facing_at_the_jogs_cadence(looped_run):
     step = np.diff(straight.positions[:, 0, [0, 2]].astype(np.float64), axis=0)
     offset = np.angle(np.mean(np.exp(1j * (np.arctan2(step[:, 0], step[:, 1]) - yaw[:-1]))))
     assert abs(np.degrees(offset)) > 30                              # it runs off its facing
+    side_yaw = facing_yaw(sideways[0].positions.astype(np.float64))
+    side_step_ = np.diff(sideways[0].positions[:, 0, [0, 2]].astype(np.float64), axis=0)
+    side_offset = np.angle(np.mean(np.exp(1j * (np.arctan2(side_step_[:, 0], side_step_[:, 1]) - side_yaw[:-1]))))
+    assert abs(abs(np.degrees(side_offset)) - 90) < 20, np.degrees(side_offset)   # straight to one side
     np.testing.assert_array_equal(straight.phase, looped_run.phase)  # at the jog's own cadence
     assert _planted_toe_speed(straight) < 2.0 * _planted_toe_speed(looped_run) + 2.0
 

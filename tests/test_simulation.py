@@ -221,6 +221,36 @@ def test_a_foot_back_in_contact_while_its_lock_fades_is_held_again():
 
 
 @pytest.mark.parametrize("original", [False, True])
+def test_a_lock_the_network_walks_away_from_is_drawn_along_within_its_reach(original):
+    # A network may hold a contact above the threshold while it carries the foot on (walking into
+    # a jump, 45 units in 0.7 s). Held where it locked, the drawn foot trailed behind the leg and
+    # caught up in the few frames of the lock's fade; now it is drawn along LOCK_REACH behind.
+    from pfnn_demo.sim.foot_ik import LOCK_REACH, FootIK
+    from pfnn_demo.sim.terrain import Heightmap
+
+    terrain = Heightmap(np.full((64, 64), 6.0, np.float32))
+    ik = FootIK(1, use_heel_contacts=True, original=original)
+    ik.reset(0, 0.0)
+    pose = _standing_pose()
+    drawn, network = [], []
+    for frame in range(80):                                    # the body moves on 1 unit a frame
+        moved = pose.copy()
+        moved[..., 2, 3] += 1.0 * frame
+        drawn.append(ik.solve(moved, np.full((1, 4), 0.9), terrain)[0, [4, 9], :3, 3])
+        network.append(moved[0, [4, 9], :3, 3])
+    drawn, network = np.array(drawn), np.array(network)
+    trail = np.linalg.norm((network - drawn)[..., [0, 2]], axis=-1)        # (frames, legs)
+    assert np.all(ik.lock > 0.99)
+    if original:
+        assert np.all(trail[-1] > LOCK_REACH + 10.0), trail[-1]           # held where it locked
+        return
+    assert np.all(np.abs(drawn[1:8, :, 2] - drawn[1, :, 2]) < 0.3)        # held while the leg reaches...
+    assert np.all(trail < LOCK_REACH + 1.0), trail.max()                  # ...then led along behind
+    acceleration = np.linalg.norm(np.diff(drawn, 2, axis=0), axis=-1)
+    assert acceleration.max() < 1.5, acceleration.max()                   # units a frame per frame
+
+
+@pytest.mark.parametrize("original", [False, True])
 def test_a_locked_foot_on_rough_ground_stays_still_while_the_network_turns_it(original):
     # After a stop a network often gathers its feet under a lock: its foot turns while the drawn
     # one is held. The original levels the held heel on terrain sampled across the network's foot,

@@ -28,6 +28,13 @@ SMOOTHNESS = 0.5
 HEEL_HEIGHT = 5.0
 TOE_HEIGHT = 4.0
 EPSILON = 1.0
+# Units (horizontal) a locked heel may trail the network's heel: further, the lock is drawn along
+# behind it as on a leash. A network can hold a contact above its threshold while it carries the
+# foot on (walking into a jump, contacts at 0.5-0.7 for 0.7 s while the foot moved 45 units):
+# locked in place, the drawn foot trailed behind the leg and then caught up within a few frames
+# of the lock's fade, its toe dragged over whatever lay between. Shorter leashes let feet slide
+# that networks hold 12-40 units behind for long spells (docs/drawing.md, "A lock on a leash").
+LOCK_REACH = 40.0
 HEEL_BEND = 4.0
 TOE_BEND_UP = 10.0
 
@@ -119,6 +126,8 @@ class FootIK:
         # Whether a locked foot keeps its axis across (the original levels it on the network's own
         # axis every frame, which rolls a locked foot on rough ground as the network's foot turns).
         self.hold_roll = not original
+        # How far a locked heel may trail the network's (LOCK_REACH); the original's lock holds anywhere.
+        self.lock_reach = np.inf if original else LOCK_REACH
         self.threshold = LABELLED_THRESHOLD if use_heel_contacts else THRESHOLD
         self.lock = np.zeros((count, 2, 2))          # (N, heel/toe, leg)
         self.position = np.zeros((count, 2, 2, 3))
@@ -156,6 +165,7 @@ class FootIK:
 
         # 7.1 targets: the locked position where locked, never below the smoothed terrain.
         animated = np.stack([g["heel"][..., :3, 3], g["toe"][..., :3, 3]], axis=1)            # (N, 2, 2, 3)
+        self._leash(animated)
         keys = animated + self.lock[..., None] * (self.position - animated)
         lift = np.array([HEEL_HEIGHT, TOE_HEIGHT])[None, :, None]
         ground = terrain.sample(keys[..., 0], keys[..., 2]).astype(np.float64)
@@ -205,6 +215,14 @@ class FootIK:
             out[:, LEG_JOINTS[r]] = np.where(active[:, None, None, None], solved.astype(np.float32),
                                              out[:, LEG_JOINTS[r]])
         return out
+
+    def _leash(self, animated: np.ndarray) -> None:
+        """Move each lock (heel and toe together) horizontally towards the network's heel until
+        the heel trails it by at most lock_reach."""
+        trail = (self.position[:, HEEL] - animated[:, HEEL]) * np.array([1.0, 0.0, 1.0])   # (N, 2, 3)
+        distance = np.linalg.norm(trail, axis=-1, keepdims=True)
+        excess = np.maximum(distance - self.lock_reach, 0.0) / np.maximum(distance, 1e-9)
+        self.position = self.position - (excess * trail)[:, None]
 
     @staticmethod
     def _forward(g: dict, local: dict) -> None:

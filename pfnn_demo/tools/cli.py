@@ -235,10 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--no-jumps-over-bars", action="store_true",
                          help="leave out the data's jumps taken over a bar, from standing and at walking and "
                               "jogging pace (they are in the shipped recipe)")
-    trainer.add_argument("--jog-side-steps", action=argparse.BooleanOptionalAction, default=None,
-                         help="add the data's jogs turned sideways, diagonally and backwards, the body facing "
-                              "ahead, for jogging while strafing or along a wall (default: off; the shipped network's "
-                              "last step turns it on, docs/training.md)")
+    trainer.add_argument("--jog-side-steps", nargs="?", const="any", choices=("any", "sideways"), default=None,
+                         metavar="WAYS",
+                         help="add the data's jogs turned off their facing, the body facing ahead, for jogging "
+                              "while strafing or along a wall: 'any' (the default when given: three of sideways, "
+                              "diagonally and backwards per jog) or 'sideways' (left and right only); off unless "
+                              "given (docs/training.md, 'Jogging off the facing')")
     trainer.add_argument("--leave-out", action="append", metavar="CLIP",
                          help="leave a clip of the data folders out (its file name, e.g. 01_01.amc; repeatable)")
     trainer.add_argument("--ground-feet", action="store_true",

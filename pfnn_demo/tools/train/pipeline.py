@@ -176,7 +176,7 @@ WALK_CATEGORIES = ("", "walk", "walk-fast", "walk-slow")   # "" = no manifest (e
 STANDING_SECONDS = 4.0       # captured standing played back and forth at the ends of starts and stops
 
 
-def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_sides: bool = False) -> list:
+def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_sides: str | None = None) -> list:
     """Every clip, plus:
       - gait cycles: the first whole cycle looped for LOOP_SECONDS at several speeds and turning
         at several rates (synthesis.variations); for forward walks also stops into standing and
@@ -192,8 +192,8 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
         (back_to_forward);
       - with `jumps`, the captured jumps over a bar, from standing and at walking and jogging pace
         (jumps_over_bars);
-      - with `jog_sides`, jogging sideways, diagonally and backwards, the body still facing ahead
-        (jog_side_steps).
+      - with `jog_sides` ("any" or "sideways", JOG_SIDE_WAYS), jogging off the facing, the body
+        still facing ahead (jog_side_steps).
     Seeded: the same clips give the same motion."""
     rng = np.random.default_rng(seed)
     out = []
@@ -234,22 +234,27 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
         captured = [c for c in clips if c.one_shot and c.category == "jump"]
         out += jumps_over_bars(walks, jogs, captured, np.random.default_rng(seed + 5))
     if jog_sides:
-        out += jog_side_steps(jogs, np.random.default_rng(seed + 7))
+        out += jog_side_steps(jogs, np.random.default_rng(seed + 7), jog_sides)
     return out
 
 
 JOG_SIDE_STEPS = 3   # directions per jog cycle (few jog cycles are captured)
+# The ways `jog_side_steps` turns the jogs (angles to draw from, how many per jog): "any",
+# JOG_SIDE_STEPS of the side-step angles drawn at random per jog; "sideways", left and right only.
+JOG_SIDE_WAYS = {"any": (SIDE_STEP_ANGLES, JOG_SIDE_STEPS), "sideways": (SIDE_STEP_ANGLES[:2], 2)}
+JOG_SIDE_PROVENANCE = {"any": "with jogs turned sideways, ", "sideways": "with jogs turned to either side, "}
 
 
-def jog_side_steps(jogs: list, rng: np.random.Generator) -> list:
-    """Each looped jog turned into jogging JOG_SIDE_STEPS ways off its facing (synthesis.side_step),
-    straight and curving. A strafing jog, or a jog that a wall deflects while the stick still
-    points into it, runs off its facing: learned from walks' side-steps alone, the network ran it
-    in short quick steps, 1.5 cycles a second where it jogs ahead at 1.1, and shook 1.6x as much
-    as the original network."""
+def jog_side_steps(jogs: list, rng: np.random.Generator, ways: str = "any") -> list:
+    """Each looped jog turned into jogging off its facing (synthesis.side_step) the `ways` of
+    JOG_SIDE_WAYS, straight and curving. A strafing jog, or a jog that a wall deflects while the
+    stick still points into it, runs off its facing: learned from walks' side-steps alone, the
+    network ran it in short quick steps, 1.5 cycles a second where it jogs ahead at 1.1, and
+    shook 1.6x as much as the original network."""
+    angles, count = JOG_SIDE_WAYS[ways]
     out = []
     for jog in jogs:
-        for angle in rng.choice(SIDE_STEP_ANGLES, JOG_SIDE_STEPS, replace=False):
+        for angle in rng.choice(angles, count, replace=False):
             out += [bend(side_step(jog, angle), turn) for turn in SIDE_STEP_TURNS]
     return out
 
@@ -388,7 +393,7 @@ def walked_path(clip) -> np.ndarray:
 
 
 def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_share: float = 0.0,
-            jog_sides: bool = False, phases=None, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            jog_sides: str | None = None, phases=None, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Training windows (X, Y, P, follows) of the extended clips and their mirrors, a share of
     them on random rolling ground so that the terrain inputs carry information, and `walls_share`
     of the rest on flat ground with blocks beside the path. With `phases` (a PhaseEncoder), every
@@ -534,7 +539,7 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"manifold noise {config.manifold_noise}, " if config.manifold_noise is not None
                      and model_kind == "deepphase" else "")
                   + ("with the jumps over bars, " if jumps else "")
-                  + ("with jogs turned sideways, " if jog_sides else "")
+                  + (JOG_SIDE_PROVENANCE[jog_sides] if jog_sides else "")
                   + ("with planted feet stood on their ground, " if grounded else "")
                   + (f"leaving out {', '.join(leave_out)}, " if leave_out else "")
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")

@@ -78,11 +78,11 @@ class TrainConfig:
     # 1.67x the original's); with a quarter, 21 of 96 eval cases miss a bar against 26, with
     # half, tracking near walls got worse (28), docs/evaluation.md.
     walls_share: float = 0.25
-    # Jogs turned sideways, diagonally and backwards in the data (pipeline.jog_side_steps). Off in
-    # the base recipe (trained from scratch with them, 27 eval cases missed a bar against 20); on in
-    # the shipped network's last fine-tuning step, where they keep a strafing jog facing ahead
-    # (docs/training.md, "Jogging off the facing").
-    jog_side_steps: bool = False
+    # Jogs turned off their facing in the data (pipeline.jog_side_steps): "any" way (sideways,
+    # diagonally, backwards), "sideways" only, or None. Off in the base recipe (trained from
+    # scratch with them, 27 eval cases missed a bar against 20); in the shipped network's last
+    # fine-tuning step they keep a strafing jog facing ahead (docs/training.md, "Jogging off the facing").
+    jog_side_steps: str | None = None
     # After the epochs, updates on runs of `rollout_frames` consecutive windows played on the
     # network's own poses (rollout.py), `rollout_sequences` runs an update, the learning rate
     # falling from `rollout_rate` along a cosine. 0 frames: none.

@@ -14,8 +14,8 @@ trap 'rm -rf "$work"' EXIT
 pfnn-demo train --data data/cmu --data data/motions --out "$work/base.npz" "$@"
 pfnn-demo train --data data/cmu --data data/motions --init "$work/base.npz" --epochs 2 \
     --learning-rate 2e-4 --phase-noise 0.2 --out "$work/smooth.npz" "$@"
-grounded=(--data data --init "$work/smooth.npz" --epochs 2 --learning-rate 2e-4 --phase-noise 0.2 --ground-feet
-          --leave-out 01_01.amc --leave-out 02_04.amc --keep-init 0.25)
-pfnn-demo train "${grounded[@]}" --out "$work/ahead.npz" "$@"
-pfnn-demo train "${grounded[@]}" --jog-side-steps sideways --out "$work/sideways.npz" "$@"
+pfnn-demo train --data data --init "$work/smooth.npz" --epochs 2 --learning-rate 2e-4 --phase-noise 0.2 --ground-feet \
+    --leave-out 01_01.amc --leave-out 02_04.amc --keep-init 0.25 --out "$work/ahead.npz" "$@"
+pfnn-demo train --data data --init "$work/smooth.npz" --epochs 2 --learning-rate 2e-4 --phase-noise 0.2 --ground-feet \
+    --leave-out 01_01.amc --leave-out 02_04.amc --keep-init 0.25 --jog-side-steps sideways --out "$work/sideways.npz" "$@"
 pfnn-demo average "$out" "$work/smooth.npz:0.6" "$work/ahead.npz:0.2" "$work/sideways.npz:0.2"

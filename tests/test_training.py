@@ -740,13 +740,21 @@ def test_the_shipped_recipe_script_runs_commands_the_cli_accepts_on_clips_that_e
     from pfnn_demo.tools.train.pipeline import clip_names, motion_files
 
     script = (REPO / "scripts" / "train_pfnn.sh").read_text().replace("\\\n", " ")
-    steps = [shlex.split(line.replace('"$work/', '"').replace('"$out"', "network/pfnn.npz").replace('"$@"', ""))
-             for line in script.splitlines() if line.startswith("pfnn-demo train")]
-    assert len(steps) == 3
+    commands = [shlex.split(line.replace('"$work/', '"').replace('"$out"', "network/pfnn.npz").replace('"$@"', ""))
+                for line in script.splitlines() if line.startswith("pfnn-demo ")]
+    steps = [words for words in commands if words[1] == "train"]
+    assert len(steps) == 4
     names = set().union(*(clip_names(file) for file in motion_files(REPO_DATA)))
     parsed = [build_parser().parse_args(words[1:]) for words in steps]
     for args in parsed:
         assert all((REPO / folder).is_dir() for folder in args.data)
         assert all(name in names for name in args.leave_out or [])
-    # Each step starts from the one before it.
-    assert [args.init for args in parsed[1:]] == [args.out for args in parsed[:-1]]
+    # The second step starts from the first; the third and the fourth from the second.
+    assert [args.init for args in parsed[1:]] == [parsed[0].out, parsed[1].out, parsed[1].out]
+    assert [args.jog_side_steps for args in parsed] == [None, None, None, "sideways"]
+    # Last, the second, third and fourth steps averaged into the shipped network.
+    average = build_parser().parse_args(commands[-1][1:])
+    assert commands[-1][1] == "average" and average.out == "network/pfnn.npz"
+    parts = [part.rsplit(":", 1) for part in average.networks]
+    assert [name for name, _ in parts] == [args.out for args in parsed[1:]]
+    assert sum(float(share) for _, share in parts) == pytest.approx(1.0)

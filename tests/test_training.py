@@ -736,6 +736,7 @@ def test_leaving_a_clip_out_trains_without_it_and_an_unknown_name_is_a_one_line_
 
 def test_the_shipped_recipe_script_runs_commands_the_cli_accepts_on_clips_that_exist():
     import shlex
+    from pfnn_demo.tools.average import average_shares, parse_part
     from pfnn_demo.tools.cli import build_parser
     from pfnn_demo.tools.train.pipeline import clip_names, motion_files
 
@@ -755,6 +756,6 @@ def test_the_shipped_recipe_script_runs_commands_the_cli_accepts_on_clips_that_e
     # Last, the second, third and fourth steps averaged into the shipped network.
     average = build_parser().parse_args(commands[-1][1:])
     assert commands[-1][1] == "average" and average.out == "network/pfnn.npz"
-    parts = [part.rsplit(":", 1) for part in average.networks]
+    parts = [parse_part(part) for part in average.networks]
     assert [name for name, _ in parts] == [args.out for args in parsed[1:]]
-    assert sum(float(share) for _, share in parts) == pytest.approx(1.0)
+    assert sum(average_shares([share for _, share in parts])) == pytest.approx(1.0)

@@ -35,6 +35,7 @@ EPSILON = 1.0
 # of the lock's fade, its toe dragged over whatever lay between. Shorter leashes let feet slide
 # that networks hold 12-40 units behind for long spells (docs/drawing.md, "A lock on a leash").
 LOCK_REACH = 40.0
+HORIZONTAL = np.array([1.0, 0.0, 1.0])
 HEEL_BEND = 4.0
 TOE_BEND_UP = 10.0
 
@@ -219,7 +220,9 @@ class FootIK:
     def _leash(self, animated: np.ndarray) -> None:
         """Move each lock (heel and toe together) horizontally towards the network's heel until
         the heel trails it by at most lock_reach."""
-        trail = (self.position[:, HEEL] - animated[:, HEEL]) * np.array([1.0, 0.0, 1.0])   # (N, 2, 3)
+        if np.isinf(self.lock_reach):
+            return
+        trail = (self.position[:, HEEL] - animated[:, HEEL]) * HORIZONTAL                  # (N, 2, 3)
         distance = np.linalg.norm(trail, axis=-1, keepdims=True)
         excess = np.maximum(distance - self.lock_reach, 0.0) / np.maximum(distance, 1e-9)
         self.position = self.position - (excess * trail)[:, None]

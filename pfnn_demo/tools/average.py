@@ -18,7 +18,6 @@ import numpy as np
 
 from ..errors import PfnnError
 from ..sim.networks import file_md5, read_network_weights, write_network_weights
-from ..sim.recording import check_destination
 from ..sim.weights import NORMALISATION
 
 SHARE_TOLERANCE = 1e-6
@@ -77,11 +76,6 @@ def average_networks(paths: list[str | Path], shares: list[float]) -> tuple[str,
     parts = ", ".join(f"{share:g} of the network of MD5 {file_md5(path)}" for path, share in zip(paths, shares))
     provenance = f"The weight-for-weight average (pfnn-demo average) of {parts}. The first: {first.provenance}"
     return kind, dataclasses.replace(first, **averaged, provenance=provenance)
-
-
-def check_output(out: str | Path) -> Path:
-    """Refuse, before any work, a destination that is not a writable .npz."""
-    return check_destination(out, (".npz",))
 
 
 def write_average(out: str | Path, kind: str, weights) -> None:

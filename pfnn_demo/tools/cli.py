@@ -882,9 +882,9 @@ MAX_CHARACTERS = 1024
 
 
 def _average(args) -> int:
-    from .average import average_networks, average_shares, check_output, parse_part, write_average
+    from .average import average_networks, average_shares, parse_part, write_average
 
-    check_output(args.out)
+    check_destination(args.out, (".npz",))   # refused before any network is read
     parts = [parse_part(text) for text in args.networks]
     shares = average_shares([share for _, share in parts])
     kind, weights = average_networks([path for path, _ in parts], shares)

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -239,10 +240,18 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
 
 
 JOG_SIDE_STEPS = 3   # directions per jog cycle (few jog cycles are captured)
-# The ways `jog_side_steps` turns the jogs (angles to draw from, how many per jog): "any",
-# JOG_SIDE_STEPS of the side-step angles drawn at random per jog; "sideways", left and right only.
-JOG_SIDE_WAYS = {"any": (SIDE_STEP_ANGLES, JOG_SIDE_STEPS), "sideways": (SIDE_STEP_ANGLES[:2], 2)}
-JOG_SIDE_PROVENANCE = {"any": "with jogs turned sideways, ", "sideways": "with jogs turned to either side, "}
+
+
+class JogSides(NamedTuple):
+    angles: np.ndarray    # side-step angles to draw from
+    count: int            # drawn per jog
+    provenance: str       # what the network's provenance says of them
+
+
+# The ways `jog_side_steps` turns the jogs: "any", JOG_SIDE_STEPS of the side-step angles drawn at
+# random per jog; "sideways", left and right only.
+JOG_SIDE_WAYS = {"any": JogSides(SIDE_STEP_ANGLES, JOG_SIDE_STEPS, "with jogs turned sideways, "),
+                 "sideways": JogSides(SIDE_STEP_ANGLES[:2], 2, "with jogs turned to either side, ")}
 
 
 def jog_side_steps(jogs: list, rng: np.random.Generator, ways: str = "any") -> list:
@@ -251,7 +260,7 @@ def jog_side_steps(jogs: list, rng: np.random.Generator, ways: str = "any") -> l
     stick still points into it, runs off its facing: learned from walks' side-steps alone, the
     network ran it in short quick steps, 1.5 cycles a second where it jogs ahead at 1.1, and
     shook 1.6x as much as the original network."""
-    angles, count = JOG_SIDE_WAYS[ways]
+    angles, count, _ = JOG_SIDE_WAYS[ways]
     out = []
     for jog in jogs:
         for angle in rng.choice(angles, count, replace=False):
@@ -539,7 +548,7 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"manifold noise {config.manifold_noise}, " if config.manifold_noise is not None
                      and model_kind == "deepphase" else "")
                   + ("with the jumps over bars, " if jumps else "")
-                  + (JOG_SIDE_PROVENANCE[jog_sides] if jog_sides else "")
+                  + (JOG_SIDE_WAYS[jog_sides].provenance if jog_sides else "")
                   + ("with planted feet stood on their ground, " if grounded else "")
                   + (f"leaving out {', '.join(leave_out)}, " if leave_out else "")
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")

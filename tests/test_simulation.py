@@ -250,6 +250,73 @@ def test_a_lock_the_network_walks_away_from_is_drawn_along_within_its_reach(orig
     assert acceleration.max() < 1.5, acceleration.max()                   # units a frame per frame
 
 
+def _feet_under_hips() -> np.ndarray:
+    """The standing pose with each foot (heel and toe) moved in across to stand under its hip, as a
+    network stands (the rest pose's feet are 28 units out to the side)."""
+    from pfnn_demo.sim.foot_ik import LEG_JOINTS
+
+    pose = _standing_pose()
+    for leg in range(2):
+        feet = LEG_JOINTS[3:, leg]
+        pose[0, feet, 0, 3] -= pose[0, LEG_JOINTS[3, leg], 0, 3] - pose[0, LEG_JOINTS[1, leg], 0, 3]
+    return pose
+
+
+def test_a_lock_stays_where_it_landed_while_the_network_splays_its_feet_under_a_still_body():
+    # Standing after a stop, a MANN can slide its planted feet apart (heels 35 units out to either
+    # side in 1.5 s) with its contacts held and its hips still: the leash leads only locks the
+    # body has walked away from, so the drawn feet stay where they landed.
+    from pfnn_demo.sim.foot_ik import HIP_NEAR, LEG_JOINTS, LOCK_REACH, FootIK
+    from pfnn_demo.sim.terrain import Heightmap
+
+    terrain = Heightmap(np.full((64, 64), 6.0, np.float32))
+    ik = FootIK(1, use_heel_contacts=True)
+    ik.reset(0, 0.0)
+    pose = _feet_under_hips()
+    drawn, network = [], []
+    for frame in range(90):                                    # one foot 0.7 units a frame on, one back
+        splayed = pose.copy()
+        splayed[0, [4, 5], 2, 3] += 0.7 * frame
+        splayed[0, [9, 10], 2, 3] -= 0.7 * frame
+        drawn.append(ik.solve(splayed, np.full((1, 4), 0.9), terrain)[0, [4, 9], :3, 3])
+        network.append(splayed[0, [4, 9], :3, 3])
+    drawn, network = np.array(drawn), np.array(network)
+    trail = np.linalg.norm((network - drawn)[..., [0, 2]], axis=-1)
+    hip = pose[0, LEG_JOINTS[1], :3, 3]
+    assert np.all(trail[-1] > LOCK_REACH + 10.0), trail[-1]               # the network's feet went far...
+    assert np.all(np.linalg.norm((drawn[-1] - hip)[:, [0, 2]], axis=-1) < HIP_NEAR)
+    moved = np.linalg.norm((drawn[2:] - drawn[2])[..., [0, 2]], axis=-1)
+    assert moved.max() < 0.3, moved.max()                                 # ...the drawn ones stayed
+
+
+def test_a_lock_the_network_stepped_far_from_is_led_on_smoothly_once_the_body_follows():
+    # The network's heel can run LOCK_REACH and more from a lock while its hip is still near it
+    # (a long stride); once the hip walks away too, the leash takes hold over HIP_NEAR to
+    # HIP_REACH, not all at once (the heel's whole excess in one frame: a snap).
+    from pfnn_demo.sim.foot_ik import HIP_REACH, LEG_JOINTS, LOCK_REACH, FootIK
+    from pfnn_demo.sim.terrain import Heightmap
+
+    terrain = Heightmap(np.full((64, 64), 6.0, np.float32))
+    ik = FootIK(1, use_heel_contacts=True)
+    ik.reset(0, 0.0)
+    pose = _feet_under_hips()
+    drawn, away, trail = [], [], []
+    for frame in range(70):                      # the body 1.5 units a frame, the feet 25 ahead of it
+        moved = pose.copy()
+        moved[..., 2, 3] += 1.5 * frame
+        moved[0, [4, 5, 9, 10], 2, 3] += min(frame, 25.0)
+        drawn.append(ik.solve(moved, np.full((1, 4), 0.9), terrain)[0, [4, 9], :3, 3])
+        away.append(np.linalg.norm((ik.position[0, 0] - moved[0, LEG_JOINTS[1], :3, 3])[:, [0, 2]], axis=-1))
+        trail.append(np.linalg.norm((ik.position[0, 0] - moved[0, [4, 9], :3, 3])[:, [0, 2]], axis=-1))
+    drawn = np.array(drawn)
+    assert np.all(np.array(trail).max(axis=0) > LOCK_REACH + 5.0)           # the heel ran far ahead
+    assert np.all(np.array(away).max(axis=0) < HIP_REACH)                  # the lock was led before...
+    pace = np.diff(drawn[-10:, :, 2], axis=0)
+    assert np.all(np.abs(pace - 1.5) < 0.2), pace                          # ...and goes with the body
+    acceleration = np.linalg.norm(np.diff(drawn, 2, axis=0), axis=-1)
+    assert acceleration.max() < 2.0, acceleration.max()                   # units a frame per frame
+
+
 @pytest.mark.parametrize("original", [False, True])
 def test_a_locked_foot_on_rough_ground_stays_still_while_the_network_turns_it(original):
     # After a stop a network often gathers its feet under a lock: its foot turns while the drawn

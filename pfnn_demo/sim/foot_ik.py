@@ -35,6 +35,14 @@ EPSILON = 1.0
 # of the lock's fade, its toe dragged over whatever lay between. Shorter leashes let feet slide
 # that networks hold 12-40 units behind for long spells (docs/drawing.md, "A lock on a leash").
 LOCK_REACH = 40.0
+# Units (horizontal) from the network's hip to a lock within which the leash does not lead it,
+# and from which it leads it fully (ramping up in between, so that a lock whose heel has long
+# trailed by more than LOCK_REACH is not pulled in one frame). A network can splay or shuffle
+# its feet under a still body while its contacts stay planted (a MANN standing after a stop:
+# heels 35 units out from where they locked, the hips over the locks); those feet stay locked.
+# Walking on from a held foot carries the hip further: 38-57 units from the lock as its heel
+# passes LOCK_REACH (into a jump).
+HIP_NEAR, HIP_REACH = 25.0, 35.0
 HORIZONTAL = np.array([1.0, 0.0, 1.0])
 HEEL_BEND = 4.0
 TOE_BEND_UP = 10.0
@@ -166,7 +174,7 @@ class FootIK:
 
         # 7.1 targets: the locked position where locked, never below the smoothed terrain.
         animated = np.stack([g["heel"][..., :3, 3], g["toe"][..., :3, 3]], axis=1)            # (N, 2, 2, 3)
-        self._leash(animated)
+        self._leash(animated, g["hip"][..., :3, 3])
         keys = animated + self.lock[..., None] * (self.position - animated)
         lift = np.array([HEEL_HEIGHT, TOE_HEIGHT])[None, :, None]
         ground = terrain.sample(keys[..., 0], keys[..., 2]).astype(np.float64)
@@ -217,14 +225,17 @@ class FootIK:
                                              out[:, LEG_JOINTS[r]])
         return out
 
-    def _leash(self, animated: np.ndarray) -> None:
+    def _leash(self, animated: np.ndarray, hip: np.ndarray) -> None:
         """Move each lock (heel and toe together) horizontally towards the network's heel until
-        the heel trails it by at most lock_reach."""
+        the heel trails it by at most lock_reach, where the network's hip has walked away from
+        the lock: not at all within HIP_NEAR, fully from HIP_REACH."""
         if np.isinf(self.lock_reach):
             return
         trail = (self.position[:, HEEL] - animated[:, HEEL]) * HORIZONTAL                  # (N, 2, 3)
         distance = np.linalg.norm(trail, axis=-1, keepdims=True)
-        excess = np.maximum(distance - self.lock_reach, 0.0) / np.maximum(distance, 1e-9)
+        away = np.linalg.norm((self.position[:, HEEL] - hip) * HORIZONTAL, axis=-1, keepdims=True)
+        pull = np.clip((away - HIP_NEAR) / (HIP_REACH - HIP_NEAR), 0.0, 1.0)
+        excess = pull * np.maximum(distance - self.lock_reach, 0.0) / np.maximum(distance, 1e-9)
         self.position = self.position - (excess * trail)[:, None]
 
     @staticmethod

@@ -263,9 +263,9 @@ def _feet_under_hips() -> np.ndarray:
 
 
 def test_a_lock_stays_where_it_landed_while_the_network_splays_its_feet_under_a_still_body():
-    # Standing after a stop, a MANN can slide its planted feet apart (heels 35 units out to either
-    # side in 1.5 s) with its contacts held and its hips still: the leash leads only locks the
-    # body has walked away from, so the drawn feet stay where they landed.
+    # Standing after a stop, a MANN can slide its planted feet apart (heels from side by side to
+    # 72 units apart in under 2 s) with its contacts held and its root still: the leash leads only
+    # locks the body has walked away from, so the drawn feet stay where they landed.
     from pfnn_demo.sim.foot_ik import HIP_NEAR, LEG_JOINTS, LOCK_REACH, FootIK
     from pfnn_demo.sim.terrain import Heightmap
 

@@ -231,9 +231,10 @@ class FootIK:
         the lock: not at all within HIP_NEAR, fully from HIP_REACH."""
         if np.isinf(self.lock_reach):
             return
-        trail = (self.position[:, HEEL] - animated[:, HEEL]) * HORIZONTAL                  # (N, 2, 3)
+        locked_heel = self.position[:, HEEL]                                                  # (N, 2, 3)
+        trail = (locked_heel - animated[:, HEEL]) * HORIZONTAL
         distance = np.linalg.norm(trail, axis=-1, keepdims=True)
-        away = np.linalg.norm((self.position[:, HEEL] - hip) * HORIZONTAL, axis=-1, keepdims=True)
+        away = np.linalg.norm((locked_heel - hip) * HORIZONTAL, axis=-1, keepdims=True)
         pull = np.clip((away - HIP_NEAR) / (HIP_REACH - HIP_NEAR), 0.0, 1.0)
         excess = pull * np.maximum(distance - self.lock_reach, 0.0) / np.maximum(distance, 1e-9)
         self.position = self.position - (excess * trail)[:, None]

@@ -250,6 +250,26 @@ def test_a_lock_the_network_walks_away_from_is_drawn_along_within_its_reach(orig
     assert acceleration.max() < 1.5, acceleration.max()                   # units a frame per frame
 
 
+def test_a_character_with_ik_faded_out_keeps_its_locks_while_its_body_walks_on():
+    # `solve` promises that characters at blend 0 keep their locks: switched back on, the drawn
+    # foot starts from where it was locked. The leash must not lead those locks meanwhile.
+    from pfnn_demo.sim.foot_ik import FootIK
+    from pfnn_demo.sim.terrain import Heightmap
+
+    terrain = Heightmap(np.full((64, 64), 6.0, np.float32))
+    ik = FootIK(2, use_heel_contacts=True)
+    ik.reset(slice(None), 0.0)
+    pose = np.repeat(_feet_under_hips(), 2, axis=0)
+    ik.solve(pose, np.full((2, 4), 0.9), terrain)
+    locked = ik.position.copy()
+    for frame in range(1, 80):                                 # both bodies walk 1 unit a frame on
+        moved = pose.copy()
+        moved[..., 2, 3] += 1.0 * frame
+        ik.solve(moved, np.full((2, 4), 0.9), terrain, blend=np.array([1.0, 0.0]))
+    assert np.abs(ik.position[0] - locked[0]).max() > 20.0                  # IK on: led along
+    np.testing.assert_array_equal(ik.position[1], locked[1])               # IK off: kept
+
+
 def _feet_under_hips() -> np.ndarray:
     """The standing pose with each foot (heel and toe) moved in across to stand under its hip, as a
     network stands (the rest pose's feet are 28 units out to the side)."""

@@ -174,7 +174,7 @@ class FootIK:
 
         # 7.1 targets: the locked position where locked, never below the smoothed terrain.
         animated = np.stack([g["heel"][..., :3, 3], g["toe"][..., :3, 3]], axis=1)            # (N, 2, 2, 3)
-        self._leash(animated, g["hip"][..., :3, 3])
+        self._leash(animated, g["hip"][..., :3, 3], active)
         keys = animated + self.lock[..., None] * (self.position - animated)
         lift = np.array([HEEL_HEIGHT, TOE_HEIGHT])[None, :, None]
         ground = terrain.sample(keys[..., 0], keys[..., 2]).astype(np.float64)
@@ -225,17 +225,18 @@ class FootIK:
                                              out[:, LEG_JOINTS[r]])
         return out
 
-    def _leash(self, animated: np.ndarray, hip: np.ndarray) -> None:
+    def _leash(self, animated: np.ndarray, hip: np.ndarray, active: np.ndarray) -> None:
         """Move each lock (heel and toe together) horizontally towards the network's heel until
         the heel trails it by at most lock_reach, where the network's hip has walked away from
-        the lock: not at all within HIP_NEAR, fully from HIP_REACH."""
+        the lock: not at all within HIP_NEAR, fully from HIP_REACH. Only `active` (N,) characters'
+        locks move: the others keep theirs, as `solve` promises."""
         if np.isinf(self.lock_reach):
             return
         locked_heel = self.position[:, HEEL]                                                  # (N, 2, 3)
         trail = (locked_heel - animated[:, HEEL]) * HORIZONTAL
         distance = np.linalg.norm(trail, axis=-1, keepdims=True)
         away = np.linalg.norm((locked_heel - hip) * HORIZONTAL, axis=-1, keepdims=True)
-        pull = np.clip((away - HIP_NEAR) / (HIP_REACH - HIP_NEAR), 0.0, 1.0)
+        pull = np.clip((away - HIP_NEAR) / (HIP_REACH - HIP_NEAR), 0.0, 1.0) * active[:, None, None]
         excess = pull * np.maximum(distance - self.lock_reach, 0.0) / np.maximum(distance, 1e-9)
         self.position = self.position - (excess * trail)[:, None]
 

@@ -89,3 +89,36 @@ def test_malformed_npz_heightmaps(tmp_path):
         Heightmap.load(tmp_path / "d.npz")
     with pytest.raises(HeightmapError, match="no such heightmap"):
         Heightmap.load(tmp_path / "missing.npz")
+
+
+def test_the_side_height_inputs_climb_a_blocks_edge_as_a_ramp_not_a_step():
+    # A character standing against a block with a side sample on its edge: the trajectory sways
+    # by fractions of a unit, and the network's side height input must not jump by most of the
+    # block's height with it (that fed a network's own sway back and shook it).
+    from pfnn_demo.sim.features import INPUT, SIDE_FOOTPRINT
+    from pfnn_demo.sim.trajectory import Trajectory
+
+    block = 55.0
+    grid = np.zeros((64, 64), np.float32)
+    grid[32:, :] = block                                       # the block: world X from 0 on
+    terrain = Heightmap(grid)
+    x = np.zeros((1, 342), np.float32)
+    sways = np.arange(-36.0, -13.9, 0.25)                      # the +X side sample, 25 units on: 11 units either side of the edge
+
+    def side_inputs(footprint: float) -> np.ndarray:
+        trajectory = Trajectory(1)
+        trajectory.side_footprint = footprint
+        side = []
+        for root_x in sways:
+            trajectory.reset(0, np.array([root_x, 0.0, 0.0], np.float32))
+            trajectory.write_input(x, terrain)
+            side.append(x[0, INPUT["height_side_pos"]][6])
+        return np.array(side)
+
+    def steepest(side: np.ndarray) -> float:                   # input units per unit of sway
+        assert side[0] == 0.0 and side[-1] == block            # the sample crossed the whole edge
+        return float(np.abs(np.diff(side)).max() / 0.25)
+
+    point, footprint = steepest(side_inputs(0.0)), steepest(side_inputs(SIDE_FOOTPRINT))
+    assert point > 0.2 * block                                 # the original's single point: a step
+    assert footprint < 0.45 * point, (footprint, point)        # five points: a ramp

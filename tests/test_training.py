@@ -759,3 +759,18 @@ def test_the_shipped_recipe_script_runs_commands_the_cli_accepts_on_clips_that_e
     parts = [parse_part(part) for part in average.networks]
     assert [name for name, _ in parts] == [args.out for args in parsed[1:]]
     assert sum(average_shares([share for _, share in parts])) == pytest.approx(1.0)
+
+
+def test_the_shipped_mann_script_trains_its_two_steps_with_the_cli():
+    import shlex
+    from pfnn_demo.tools.cli import build_parser
+
+    script = (REPO / "scripts" / "train_mann.sh").read_text().replace("\\\n", " ")
+    commands = [shlex.split(line.replace('"$work/', '"').replace('"$out"', "network/mann.npz").replace('"$@"', ""))
+                for line in script.splitlines() if line.startswith("pfnn-demo ")]
+    parsed = [build_parser().parse_args(words[1:]) for words in commands]
+    assert [words[1] for words in commands] == ["train", "train"]
+    assert all(args.model == "mann" and all((REPO / folder).is_dir() for folder in args.data) for args in parsed)
+    # The fine-tune starts from the first step, keeps three quarters of it and writes the shipped file.
+    assert parsed[1].init == parsed[0].out and parsed[1].out == "network/mann.npz"
+    assert parsed[1].keep_init == 0.75 and parsed[1].jog_side_steps == "any" and parsed[1].seed == 1

@@ -47,6 +47,12 @@ OUTPUT = _layout([
 INPUT_SIZE = INPUT["_size"].stop
 OUTPUT_SIZE = OUTPUT["_size"].stop
 SIDE_OFFSET = 25.0    # distance of the side terrain samples from the trajectory
+# The side samples read the ground over a footprint (Heightmap.sample_footprint) of this radius,
+# not at one point: at a block's edge one point's height jumps by the block's height as it moves a
+# few units, and a network standing against a block, a side sample on its edge, fed its own small
+# sways back through that jump and shook (a MANN strafing into a 55-unit block in the urban scene:
+# 68 snapping frames; over the footprint, 8). The original samples one point (0).
+SIDE_FOOTPRINT = 6.0
 assert INPUT_SIZE == 342 and OUTPUT_SIZE == 311
 
 

@@ -17,6 +17,8 @@ from ..errors import HeightmapError
 ORIGINAL_CELL_SIZE = 3.937007874
 ORIGINAL_VERTICAL_SCALE = 3.0
 FORMAT_VERSION = 1
+# Unit offsets of Heightmap.sample_footprint's five points: the centre and a knight's move round it.
+_FOOTPRINT = np.array([(0, 0), (2, 1), (-1, 2), (-2, -1), (1, -2)], np.float32) / np.float32(math.sqrt(5.0))
 
 
 def grid_world_xz(shape: tuple[int, int], cell_size: float) -> tuple[np.ndarray, np.ndarray]:
@@ -77,6 +79,20 @@ class Heightmap:
         far = flat[x0 + z1] * (1 - ax) + flat[x1 + z1] * ax
         result = near * (1 - az) + far * az
         return float(result) if np.ndim(result) == 0 else result
+
+    def sample_footprint(self, x, z, radius: float) -> np.ndarray:
+        """The mean of `sample` at (x, z) and at four points `radius` away around it, a foot's
+        worth of ground instead of one point; radius 0: `sample` alone. Arrays of any shape.
+        The four lie a knight's move apart ((2, 1) turned by quarter turns, scaled): seen across
+        an edge along world X or Z, the five stand evenly spaced, so crossing such an edge climbs
+        in five even steps (a plain cross puts three points on the edge at once)."""
+        x, z = np.asarray(x, np.float32), np.asarray(z, np.float32)
+        if radius <= 0:
+            return self.sample(x, z)
+        shape = (5,) + (1,) * x.ndim
+        dx = (radius * _FOOTPRINT[:, 0]).reshape(shape)
+        dz = (radius * _FOOTPRINT[:, 1]).reshape(shape)
+        return (np.sum(self.sample(x + dx, z + dz), axis=0, dtype=np.float64) / 5.0).astype(np.float32)
 
     def grid_world_xz(self) -> tuple[np.ndarray, np.ndarray]:
         """World x and z of every grid vertex, (w, h) each."""

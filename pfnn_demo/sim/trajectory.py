@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .features import BUMP, CROUCH, FUTURE_SAMPLES, GAITS, JUMP, SAMPLE_STEP, side_offsets, write_trajectory_input
+from .features import (BUMP, CROUCH, FUTURE_SAMPLES, GAITS, JUMP, SAMPLE_STEP, SIDE_FOOTPRINT, side_offsets,
+                       write_trajectory_input)
 from .rotation import mix_directions, rotate_y, unrotate_y, yaw_of
 from .scene import Areas
 from .terrain import Heightmap
@@ -39,6 +40,10 @@ def _interpolate_future(values: np.ndarray) -> np.ndarray:
 
 class Trajectory:
     """The trajectories of `count` characters, stepped together."""
+
+    # The radius of ground the side height inputs read (features.SIDE_FOOTPRINT; 0: the original's
+    # single points).
+    side_footprint = SIDE_FOOTPRINT
 
     def __init__(self, count: int = 1):
         self.count = count
@@ -131,8 +136,10 @@ class Trajectory:
         side = side_offsets(yaws)
         positive, negative = samples + side, samples - side
         ground = root[:, 1, None]
-        heights = (terrain.sample(positive[..., 0], positive[..., 2]) - ground, samples[..., 1] - ground,
-                   terrain.sample(negative[..., 0], negative[..., 2]) - ground)
+        radius = self.side_footprint
+        heights = (terrain.sample_footprint(positive[..., 0], positive[..., 2], radius) - ground,
+                   samples[..., 1] - ground,
+                   terrain.sample_footprint(negative[..., 0], negative[..., 2], radius) - ground)
         write_trajectory_input(x, unrotate_y(samples - root[:, None], root_yaw),
                                unrotate_y(self.directions[:, SAMPLE_FRAMES], root_yaw),
                                self.gaits[:, SAMPLE_FRAMES], heights)

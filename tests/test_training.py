@@ -734,15 +734,22 @@ def test_leaving_a_clip_out_trains_without_it_and_an_unknown_name_is_a_one_line_
     assert not (tmp_path / "out.npz").exists()
 
 
-def test_the_shipped_recipe_script_runs_commands_the_cli_accepts_on_clips_that_exist():
+def _recipe_commands(script: str, out: str) -> list[list[str]]:
+    """The pfnn-demo command lines of a recipe in scripts/, as words, writing `out` and the
+    work folder's files under their bare names."""
     import shlex
+
+    text = (REPO / "scripts" / script).read_text().replace("\\\n", " ")
+    return [shlex.split(line.replace('"$work/', '"').replace('"$out"', out).replace('"$@"', ""))
+            for line in text.splitlines() if line.startswith("pfnn-demo ")]
+
+
+def test_the_shipped_recipe_script_runs_commands_the_cli_accepts_on_clips_that_exist():
     from pfnn_demo.tools.average import average_shares, parse_part
     from pfnn_demo.tools.cli import build_parser
     from pfnn_demo.tools.train.pipeline import clip_names, motion_files
 
-    script = (REPO / "scripts" / "train_pfnn.sh").read_text().replace("\\\n", " ")
-    commands = [shlex.split(line.replace('"$work/', '"').replace('"$out"', "network/pfnn.npz").replace('"$@"', ""))
-                for line in script.splitlines() if line.startswith("pfnn-demo ")]
+    commands = _recipe_commands("train_pfnn.sh", "network/pfnn.npz")
     steps = [words for words in commands if words[1] == "train"]
     assert len(steps) == 4
     names = set().union(*(clip_names(file) for file in motion_files(REPO_DATA)))
@@ -762,12 +769,9 @@ def test_the_shipped_recipe_script_runs_commands_the_cli_accepts_on_clips_that_e
 
 
 def test_the_shipped_mann_script_trains_its_two_steps_with_the_cli():
-    import shlex
     from pfnn_demo.tools.cli import build_parser
 
-    script = (REPO / "scripts" / "train_mann.sh").read_text().replace("\\\n", " ")
-    commands = [shlex.split(line.replace('"$work/', '"').replace('"$out"', "network/mann.npz").replace('"$@"', ""))
-                for line in script.splitlines() if line.startswith("pfnn-demo ")]
+    commands = _recipe_commands("train_mann.sh", "network/mann.npz")
     parsed = [build_parser().parse_args(words[1:]) for words in commands]
     assert [words[1] for words in commands] == ["train", "train"]
     assert all(args.model == "mann" and all((REPO / folder).is_dir() for folder in args.data) for args in parsed)

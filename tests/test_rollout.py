@@ -75,8 +75,11 @@ def test_a_rollout_of_one_frame_is_the_ordinary_loss_and_longer_runs_train(turni
     rows = np.arange(1, len(X), 7)
     with torch.no_grad():
         one = Rollouts(torch, X, Y, follows, norm, 1, "cpu").loss(torch, model, Xn, Yn, Pt, rows, None)
+        one_fed_back = Rollouts(torch, X, Y, follows, norm, 1, "cpu", trajectory=True).loss(torch, model, Xn, Yn, Pt,
+                                                                                            rows, None)
         plain = torch.mean((model(Xn[rows]) - Yn[rows]) ** 2)
     assert abs(float(one) - float(plain)) < 1e-5 * float(plain)
+    assert float(one_fed_back) == float(one)     # a run's first window is as captured, trajectory and all
 
     rollouts = Rollouts(torch, X, Y, follows, norm, 8, "cpu")
     losses = []
@@ -88,3 +91,33 @@ def test_a_rollout_of_one_frame_is_the_ordinary_loss_and_longer_runs_train(turni
     assert np.isfinite(history[-1]["rollout_loss"])
     # Trained on its own poses, the network plays on from them better; bit for bit again.
     assert losses[1] < losses[0] and losses[1] == losses[2], losses
+
+
+def test_a_fed_back_future_is_the_captured_one_when_predicted_right_and_leans_toward_a_wrong_one(turning_windows):
+    """Fed back as play does it: the predicted future, bent toward the captured future by the
+    predictor's shares. A prediction of the captured future gives the captured inputs back; one
+    that drifts sideways moves the next inputs by the share the predictor keeps."""
+    torch = pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.tools.train.rollout import NOW, PATH, Rollouts, kept_shares
+    from pfnn_demo.sim.trajectory import BIAS_POSITION
+
+    X, Y, _ = turning_windows
+    norm = normalisation(X, Y)
+    rollouts = Rollouts(torch, X, Y, np.arange(len(X)) > 0, norm, 4, "cpu", trajectory=True)
+    rows = np.arange(1, len(X) - 1, 5)
+    captured = torch.as_tensor(np.stack([X[rows + 1, INPUT[name]][:, NOW:] for name in PATH], axis=1))
+
+    def fed_back(outputs):
+        prediction = torch.as_tensor((outputs - norm[2]) / norm[3], dtype=torch.float32)
+        return rollouts.fed_back_future(torch, prediction, captured).numpy()
+
+    right = fed_back(Y[rows])
+    assert np.abs(captured.numpy()).max() > 20.0              # the future reaches well ahead
+    assert np.allclose(right, captured.numpy(), atol=1e-2)
+    drifting = Y[rows].copy()
+    drifting[:, OUTPUT["future_x"].start + 1:OUTPUT["future_x"].stop] += 10.0
+    moved = fed_back(drifting) - captured.numpy()
+    kept = kept_shares(BIAS_POSITION, True)[0]
+    assert 0.5 < kept < 1.0
+    assert np.allclose(moved[:, 0, 1:], 10.0 * kept, atol=1e-2)     # x leans by the share kept
+    assert np.allclose(moved[:, 1:], 0.0, atol=1e-2)                # z and the directions do not move

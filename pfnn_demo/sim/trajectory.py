@@ -24,6 +24,11 @@ _CURRENT_SAMPLE = CURRENT // SAMPLE_STEP                        # frame 60 is sa
 _FUTURE = np.arange(CURRENT + 1, LENGTH)                        # 61 ... 119
 _FUTURE_T = ((_FUTURE - CURRENT) / 60.0).astype(np.float32)     # prediction horizon, 1/60 ... 59/60
 PUSH_MARGIN = 100.0   # walls this far beyond the predicted path's box can still be reached by pushes
+# How fast the predicted future bends toward the stick (original-demo.md: Predicting the future
+# trajectory): a frame t seconds ahead keeps (1 - t) ** bias of its old step and direction. Walking
+# plainly; strafing and the responsive mode use other biases (Trajectory.predict).
+BIAS_POSITION = 0.5
+BIAS_DIRECTION = 2.0
 
 # Future frames from the network's 6 samples, linearly interpolated. The original reads past the
 # block for frames 111-119 (original-demo.md: Advancing); here they hold the last sample.
@@ -81,8 +86,9 @@ class Trajectory:
         """Blend the futures toward the target velocities (N, 3) and directions (N, 3), pushing
         them out of walls."""
         strafe = np.asarray(strafe, np.float32)
-        bias_position = np.where(responsive, np.float32(2.0), 0.5 + 0.5 * strafe).astype(np.float32)
-        bias_direction = np.where(responsive, 5.0 + (3.0 - 5.0) * strafe, 2.0 + (0.5 - 2.0) * strafe).astype(np.float32)
+        bias_position = np.where(responsive, np.float32(2.0), BIAS_POSITION + 0.5 * strafe).astype(np.float32)
+        bias_direction = np.where(responsive, 5.0 + (3.0 - 5.0) * strafe,
+                                  BIAS_DIRECTION + (0.5 - BIAS_DIRECTION) * strafe).astype(np.float32)
         scale_position = 1 - (1 - _FUTURE_T) ** bias_position[:, None]
         scale_direction = 1 - (1 - _FUTURE_T) ** bias_direction[:, None]
 

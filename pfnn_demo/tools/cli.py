@@ -210,8 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--phases", default=str(shipped_network_path("phases")), metavar="FILE.npz",
                          help="for --model deepphase: the phases file (pfnn-demo train-phases) whose encoder gives "
                               "every training frame its phase manifold (default: the shipped network/phases.npz)")
-    trainer.add_argument("--epochs", type=_integer(1), default=None,
-                         help=f"passes over the data ({_recipe_defaults('epochs')})")
+    trainer.add_argument("--epochs", type=_integer(0), default=None,
+                         help=f"passes over the data ({_recipe_defaults('epochs')}; 0 with --init: only the "
+                              "rollouts after them)")
     trainer.add_argument("--hidden", type=_integer(1), default=None,
                          help=f"hidden units per layer ({_recipe_defaults('hidden')})")
     trainer.add_argument("--experts", type=_integer(2), default=recipe.experts,
@@ -255,6 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="after the epochs, train on runs of this many consecutive frames, every pose "
                               f"input after the first the network's own prediction, as in play "
                               f"({_recipe_defaults('rollout_frames')}; 0: none)")
+    trainer.add_argument("--rollout-trajectory", action="store_true",
+                         help="in the rollouts, feed the network's predicted near future trajectory back as well, "
+                              "bent toward the captured one as the predictor bends it toward the stick, not only "
+                              "its poses (docs/training.md)")
     trainer.add_argument("--rollout-updates", type=_integer(1), default=None, metavar="N",
                          help=f"updates of rollout training, {recipe.rollout_sequences} runs each "
                               f"(default {recipe.rollout_updates})")

@@ -504,7 +504,8 @@ def train_from_folder(args, log=None) -> Path:
                     walls_share=getattr(args, "walls_share", None),
                     jog_side_steps=getattr(args, "jog_side_steps", None),
                     rollout_frames=getattr(args, "rollout_frames", None),
-                    rollout_updates=getattr(args, "rollout_updates", None))
+                    rollout_updates=getattr(args, "rollout_updates", None),
+                    rollout_trajectory=getattr(args, "rollout_trajectory", False) or None)
     walls_share, jog_sides = config.walls_share, config.jog_side_steps
     X, Y, P, follows = windows(training, jumps=jumps, walls_share=walls_share, jog_sides=jog_sides, phases=phases,
                                progress=sys.stderr.isatty())
@@ -553,14 +554,15 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"leaving out {', '.join(leave_out)}, " if leave_out else "")
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")
                   + (f"then {config.rollout_updates} updates on runs of {config.rollout_frames} frames fed their "
-                     "own poses, " if config.rollout_frames > 0 else "")
+                     f"own poses{' and near future' if config.rollout_trajectory else ''}, "
+                     if config.rollout_frames > 0 else "")
                   + (f"then a share of {keep:g} of the starting network's weights mixed back in, " if keep > 0 else "")
                   + f"hidden {config.hidden}, seed {config.seed}."
                   + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")
                   + (" " + CMU_ACKNOWLEDGEMENT if "cmu" in sources else ""))
     out = Path(args.out)
     export(model, norm, out, provenance)
-    log(f"wrote {out} (final training loss {history[-1]['train_loss']:.4f})")
+    log(f"wrote {out}" + (f" (final training loss {history[-1]['train_loss']:.4f})" if history else ""))
     return out
 
 
@@ -570,6 +572,8 @@ def _network_to_start_from(args, model_kind: str, log):
     if not getattr(args, "init", None):
         if getattr(args, "keep_init", 0.0):
             raise PfnnError("--keep-init mixes back the network given by --init: give --init too")
+        if getattr(args, "epochs", None) == 0:
+            raise PfnnError("--epochs 0 trains nothing from scratch: give --init to train a network on rollouts alone")
         return None
     kind, weights = read_network_weights(args.init)
     if kind != model_kind:

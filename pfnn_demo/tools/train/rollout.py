@@ -6,8 +6,11 @@ feeds itself (a MANN's legs freezing while the trajectory carries it on, docs/co
 glides), a state the captured windows never show. Here runs of consecutive windows of one clip are
 played as the runtime plays them: the first window as captured, every later one with the pose the
 network predicted, carried into the next root frame and smoothed as the crowd does
-(sim/crowd.JOINT_SMOOTH), while the trajectory inputs stay the captured ones. The loss of every
-frame of the run against the captured outputs teaches the network to walk on from its own poses.
+(sim/crowd.JOINT_SMOOTH). The trajectory inputs stay the captured ones, or (`trajectory`) their
+near future is fed back too: in play the future the network predicted a frame before, bent toward
+the stick by the predictor, is its next input, so a network that carries its pose along can carry
+its future along with it. The loss of every frame of the run against the captured outputs teaches
+the network to walk on from its own poses.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...sim.crowd import JOINT_SMOOTH
-from ...sim.features import INPUT, OUTPUT
+from ...sim.features import FUTURE_SAMPLES, INPUT, OUTPUT, SAMPLE_STEP, SAMPLES
+from ...sim.trajectory import BIAS_DIRECTION, BIAS_POSITION
 
 
 def sequence_starts(follows: np.ndarray, frames: int) -> np.ndarray:
@@ -51,22 +55,44 @@ def to_output_frame(torch, positions, step, turn):
 
 
 POSE = ("joint_positions", "joint_velocities")
+PATH = ("trajectory_x", "trajectory_z", "direction_x", "direction_z")
+FUTURE = ("future_x", "future_z", "future_direction_x", "future_direction_z")
+NOW = SAMPLES - FUTURE_SAMPLES      # the input sample of the current frame; the predicted ones follow
+
+
+def kept_shares(bias: float, per_step: bool) -> np.ndarray:
+    """(FUTURE_SAMPLES - 1,) the share of the fed-back prediction the predictor keeps at future
+    samples 1-5 (Trajectory.predict: a frame t seconds ahead keeps (1 - t) ** bias): at each
+    sample's frame, or (`per_step`) averaged over the frames of the step leading to it, since
+    the predictor blends positions step by step."""
+    frames = np.arange(1, (FUTURE_SAMPLES - 1) * SAMPLE_STEP + 1) / 60.0
+    kept = np.clip(1.0 - frames, 0.0, 1.0) ** bias
+    if per_step:
+        return kept.reshape(FUTURE_SAMPLES - 1, SAMPLE_STEP).mean(axis=1).astype(np.float32)
+    return kept[SAMPLE_STEP - 1::SAMPLE_STEP].astype(np.float32)
 
 
 class Rollouts:
     """Runs of `frames` consecutive windows and the root frame changes they are carried by, on
     the training device."""
 
-    def __init__(self, torch, X, Y, follows, normalisation, frames: int, device: str):
+    def __init__(self, torch, X, Y, follows, normalisation, frames: int, device: str, trajectory: bool = False):
         x_mean, x_std, y_mean, y_std = normalisation
         t = lambda a: torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32).to(device)   # noqa: E731
-        self.frames = frames
+        self.frames, self.trajectory = frames, trajectory
         self.starts = sequence_starts(follows, frames)
         turn, step, rise = frame_changes(X, Y)
         self.turn, self.step = t(turn), t(step)
         self.rise = t(rise[:, None] * np.array([0.0, 1.0, 0.0], np.float32))
         self.in_scale = {name: (t(x_mean[INPUT[name]]), t(x_std[INPUT[name]])) for name in POSE}
         self.out_scale = {name: (t(y_mean[OUTPUT[name]]), t(y_std[OUTPUT[name]])) for name in POSE}
+        self.path_scale = {name: (t(x_mean[INPUT[name]][NOW:]), t(x_std[INPUT[name]][NOW:])) for name in PATH}
+        self.future_scale = {name: (t(y_mean[OUTPUT[name]]), t(y_std[OUTPUT[name]])) for name in FUTURE}
+        self.kept_position, self.kept_direction = t(kept_shares(BIAS_POSITION, True)), t(kept_shares(BIAS_DIRECTION, False))
+        # The input columns fed back after a run's first window: they carry the network's own errors.
+        path = [np.arange(INPUT[name].start + NOW + 1, INPUT[name].stop) for name in PATH] if trajectory else []
+        self.fed_back = np.concatenate([np.arange(INPUT["joint_positions"].start, INPUT["joint_velocities"].stop)]
+                                       + path)
 
     def _read(self, values, name, layout, scale):
         mean, std = scale[name]
@@ -76,23 +102,46 @@ class Rollouts:
         mean, std = self.in_scale[name]
         inputs[:, INPUT[name]] = (values.reshape(len(values), -1) - mean) / std
 
+    def fed_back_future(self, torch, prediction, captured):
+        """The next window's trajectory inputs from the current sample on (B, 4, 6: x, z, direction
+        x, z) as play makes them: the future the network predicted (in the next window's root frame
+        already), bent toward the captured future as the predictor bends it toward the stick."""
+        mean = torch.stack([self.future_scale[name][0] for name in FUTURE])
+        std = torch.stack([self.future_scale[name][1] for name in FUTURE])
+        predicted = prediction[:, OUTPUT[FUTURE[0]].start:OUTPUT[FUTURE[-1]].stop]
+        predicted = predicted.reshape(len(prediction), len(FUTURE), FUTURE_SAMPLES) * std + mean
+        steps = torch.diff(predicted[:, :2], dim=-1)
+        captured_steps = torch.diff(captured[:, :2], dim=-1)
+        steps = captured_steps + self.kept_position * (steps - captured_steps)
+        positions = captured[:, :2, :1] + torch.cumsum(steps, dim=-1)
+        direction = predicted[:, 2:, 1:] / (torch.linalg.norm(predicted[:, 2:, 1:], dim=1, keepdim=True) + 1e-6)
+        direction = captured[:, 2:, 1:] + self.kept_direction * (direction - captured[:, 2:, 1:])
+        direction = direction / (torch.linalg.norm(direction, dim=1, keepdim=True) + 1e-6)
+        return torch.cat([captured[..., :1], torch.cat([positions, direction], dim=1)], dim=-1)
+
     def loss(self, torch, model, Xn, Yn, Pt, starts, noise):
         """Mean squared error over a run of `frames` windows from each row of `starts` (B,), the
-        pose inputs after the first fed from the network's own predictions; `noise`: the
-        training noise's scale per input, or None."""
+        pose inputs after the first (and with `trajectory` the near future) fed from the
+        network's own predictions; `noise`: the training noise's scale per input, or None."""
         starts = torch.as_tensor(starts, device=Xn.device)
         positions, velocities = (self._read(Xn[starts], name, INPUT, self.in_scale) for name in POSE)
-        pose = slice(INPUT["joint_positions"].start, INPUT["joint_velocities"].stop)
+        fed_back = torch.as_tensor(self.fed_back, device=Xn.device)
+        future = None
         total = 0.0
         for j in range(self.frames):
             rows = starts + j
             inputs = Xn[rows].clone()
             self._write(inputs, positions, "joint_positions")
             self._write(inputs, velocities, "joint_velocities")
+            if future is not None:
+                for i, name in enumerate(PATH):
+                    mean, std = self.path_scale[name]
+                    columns = slice(INPUT[name].start + NOW, INPUT[name].stop)
+                    inputs[:, columns] = (future[:, i] - mean) / std
             if noise is not None:
                 jitter = noise * torch.randn_like(inputs)
-                if j > 0:   # after the first window the pose carries the network's own errors
-                    jitter[:, pose] = 0.0
+                if j > 0:   # after the first window these inputs carry the network's own errors
+                    jitter[:, fed_back] = 0.0
                 inputs = inputs + jitter
             prediction = model(inputs, Pt[rows])
             total = total + torch.mean((prediction - Yn[rows]) ** 2)
@@ -102,6 +151,10 @@ class Rollouts:
                 carried = to_output_frame(torch, positions, self.step[rows], self.turn[rows]) + predicted_velocities
                 drawn = carried + JOINT_SMOOTH * (predicted_positions - carried)
                 positions, velocities = drawn + self.rise[rows + 1, None, :], predicted_velocities
+                if self.trajectory:
+                    captured = torch.stack([Xn[rows + 1, INPUT[name]][:, NOW:] * self.path_scale[name][1]
+                                            + self.path_scale[name][0] for name in PATH], dim=1)
+                    future = self.fed_back_future(torch, prediction, captured)
         return total / self.frames
 
 

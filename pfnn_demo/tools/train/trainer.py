@@ -90,6 +90,8 @@ class TrainConfig:
     rollout_updates: int = 600
     rollout_sequences: int = 16
     rollout_rate: float = 2e-4
+    # Feed the runs' near future trajectory back too, as play does (rollout.py), not only the pose.
+    rollout_trajectory: bool = False
 
 
 # What differs from the PFNN recipe above when training a MANN: the paper's two hidden layers of
@@ -269,7 +271,8 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
             torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "history": history,
                         "epoch": epoch + 1}, checkpoint)
     if config.rollout_frames > 0 and follows is not None and config.rollout_updates > 0:
-        rollouts = Rollouts(torch, X, Y, follows, normalisation, config.rollout_frames, config.device)
+        rollouts = Rollouts(torch, X, Y, follows, normalisation, config.rollout_frames, config.device,
+                            trajectory=config.rollout_trajectory)
         loss = train_on_rollouts(torch, model, optimiser, rollouts, (Xn, Yn, Pt), noise, config, bar, log)
         if loss is not None and history:
             history[-1]["rollout_loss"] = loss

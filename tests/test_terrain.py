@@ -95,14 +95,14 @@ def test_the_side_height_inputs_climb_a_blocks_edge_as_a_ramp_not_a_step():
     # A character standing against a block with a side sample on its edge: the trajectory sways
     # by fractions of a unit, and the network's side height input must not jump by most of the
     # block's height with it (that fed a network's own sway back and shook it).
-    from pfnn_demo.sim.features import INPUT, SIDE_FOOTPRINT
+    from pfnn_demo.sim.features import INPUT, INPUT_SIZE, SIDE_FOOTPRINT
     from pfnn_demo.sim.trajectory import Trajectory
 
     block = 55.0
     grid = np.zeros((64, 64), np.float32)
     grid[32:, :] = block                                       # the block: world X from 0 on
     terrain = Heightmap(grid)
-    x = np.zeros((1, 342), np.float32)
+    x = np.zeros((1, INPUT_SIZE), np.float32)
     sways = np.arange(-36.0, -13.9, 0.25)                      # the +X side sample, 25 units on: 11 units either side of the edge
 
     def side_inputs(footprint: float) -> np.ndarray:

@@ -38,6 +38,12 @@ _UPPER = np.minimum(_LOWER + 1, FUTURE_SAMPLES - 1)
 _MU = (_OFFSETS - np.floor(_OFFSETS)).astype(np.float32)
 
 
+def bend_shares(bias) -> np.ndarray:
+    """How far the predictor bends each future frame (61-119) toward the stick: 1 - (1 - t) ** bias
+    for a frame t seconds ahead; (..., 59) for biases (...,)."""
+    return 1 - (1 - _FUTURE_T) ** np.asarray(bias)[..., None]
+
+
 def _interpolate_future(values: np.ndarray) -> np.ndarray:
     """(N, 6) network samples -> (N, 59) values for frames 61-119."""
     return (1 - _MU) * values[:, _LOWER] + _MU * values[:, _UPPER]
@@ -89,8 +95,7 @@ class Trajectory:
         bias_position = np.where(responsive, np.float32(2.0), BIAS_POSITION + 0.5 * strafe).astype(np.float32)
         bias_direction = np.where(responsive, 5.0 + (3.0 - 5.0) * strafe,
                                   BIAS_DIRECTION + (0.5 - BIAS_DIRECTION) * strafe).astype(np.float32)
-        scale_position = 1 - (1 - _FUTURE_T) ** bias_position[:, None]
-        scale_direction = 1 - (1 - _FUTURE_T) ** bias_direction[:, None]
+        scale_position, scale_direction = bend_shares(bias_position), bend_shares(bias_direction)
 
         steps = np.diff(self.positions[:, CURRENT:], axis=1)          # pos[i] - pos[i-1], i = 61..119
         steps += scale_position[..., None] * (target_velocity[:, None, :] - steps)

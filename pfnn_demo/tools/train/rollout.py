@@ -19,7 +19,7 @@ import numpy as np
 
 from ...sim.crowd import JOINT_SMOOTH
 from ...sim.features import FUTURE_SAMPLES, INPUT, OUTPUT, SAMPLE_STEP, SAMPLES
-from ...sim.trajectory import BIAS_DIRECTION, BIAS_POSITION
+from ...sim.trajectory import BIAS_DIRECTION, BIAS_POSITION, bend_shares
 
 
 def sequence_starts(follows: np.ndarray, frames: int) -> np.ndarray:
@@ -62,11 +62,10 @@ NOW = SAMPLES - FUTURE_SAMPLES      # the input sample of the current frame; the
 
 def kept_shares(bias: float, per_step: bool) -> np.ndarray:
     """(FUTURE_SAMPLES - 1,) the share of the fed-back prediction the predictor keeps at future
-    samples 1-5 (Trajectory.predict: a frame t seconds ahead keeps (1 - t) ** bias): at each
-    sample's frame, or (`per_step`) averaged over the frames of the step leading to it, since
-    the predictor blends positions step by step."""
-    frames = np.arange(1, (FUTURE_SAMPLES - 1) * SAMPLE_STEP + 1) / 60.0
-    kept = np.clip(1.0 - frames, 0.0, 1.0) ** bias
+    samples 1-5 (what `trajectory.bend_shares` leaves): at each sample's frame, or (`per_step`)
+    averaged over the frames of the step leading to it, since the predictor blends positions
+    step by step."""
+    kept = 1 - bend_shares(bias)[:(FUTURE_SAMPLES - 1) * SAMPLE_STEP]
     if per_step:
         return kept.reshape(FUTURE_SAMPLES - 1, SAMPLE_STEP).mean(axis=1).astype(np.float32)
     return kept[SAMPLE_STEP - 1::SAMPLE_STEP].astype(np.float32)
@@ -87,12 +86,13 @@ class Rollouts:
         self.in_scale = {name: (t(x_mean[INPUT[name]]), t(x_std[INPUT[name]])) for name in POSE}
         self.out_scale = {name: (t(y_mean[OUTPUT[name]]), t(y_std[OUTPUT[name]])) for name in POSE}
         self.path_scale = {name: (t(x_mean[INPUT[name]][NOW:]), t(x_std[INPUT[name]][NOW:])) for name in PATH}
-        self.future_scale = {name: (t(y_mean[OUTPUT[name]]), t(y_std[OUTPUT[name]])) for name in FUTURE}
+        self.future_mean, self.future_std = (t(np.stack([values[OUTPUT[name]] for name in FUTURE]))
+                                             for values in (y_mean, y_std))
         self.kept_position, self.kept_direction = t(kept_shares(BIAS_POSITION, True)), t(kept_shares(BIAS_DIRECTION, False))
         # The input columns fed back after a run's first window: they carry the network's own errors.
         path = [np.arange(INPUT[name].start + NOW + 1, INPUT[name].stop) for name in PATH] if trajectory else []
-        self.fed_back = np.concatenate([np.arange(INPUT["joint_positions"].start, INPUT["joint_velocities"].stop)]
-                                       + path)
+        self.fed_back = torch.as_tensor(np.concatenate(
+            [np.arange(INPUT["joint_positions"].start, INPUT["joint_velocities"].stop)] + path)).to(device)
 
     def _read(self, values, name, layout, scale):
         mean, std = scale[name]
@@ -106,10 +106,8 @@ class Rollouts:
         """The next window's trajectory inputs from the current sample on (B, 4, 6: x, z, direction
         x, z) as play makes them: the future the network predicted (in the next window's root frame
         already), bent toward the captured future as the predictor bends it toward the stick."""
-        mean = torch.stack([self.future_scale[name][0] for name in FUTURE])
-        std = torch.stack([self.future_scale[name][1] for name in FUTURE])
         predicted = prediction[:, OUTPUT[FUTURE[0]].start:OUTPUT[FUTURE[-1]].stop]
-        predicted = predicted.reshape(len(prediction), len(FUTURE), FUTURE_SAMPLES) * std + mean
+        predicted = predicted.reshape(len(prediction), len(FUTURE), FUTURE_SAMPLES) * self.future_std + self.future_mean
         steps = torch.diff(predicted[:, :2], dim=-1)
         captured_steps = torch.diff(captured[:, :2], dim=-1)
         steps = captured_steps + self.kept_position * (steps - captured_steps)
@@ -125,7 +123,6 @@ class Rollouts:
         network's own predictions; `noise`: the training noise's scale per input, or None."""
         starts = torch.as_tensor(starts, device=Xn.device)
         positions, velocities = (self._read(Xn[starts], name, INPUT, self.in_scale) for name in POSE)
-        fed_back = torch.as_tensor(self.fed_back, device=Xn.device)
         future = None
         total = 0.0
         for j in range(self.frames):
@@ -141,7 +138,7 @@ class Rollouts:
             if noise is not None:
                 jitter = noise * torch.randn_like(inputs)
                 if j > 0:   # after the first window these inputs carry the network's own errors
-                    jitter[:, fed_back] = 0.0
+                    jitter[:, self.fed_back] = 0.0
                 inputs = inputs + jitter
             prediction = model(inputs, Pt[rows])
             total = total + torch.mean((prediction - Yn[rows]) ** 2)

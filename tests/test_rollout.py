@@ -121,3 +121,43 @@ def test_a_fed_back_future_is_the_captured_one_when_predicted_right_and_leans_to
     assert 0.5 < kept < 1.0
     assert np.allclose(moved[:, 0, 1:], 10.0 * kept, atol=1e-2)     # x leans by the share kept
     assert np.allclose(moved[:, 1:], 0.0, atol=1e-2)                # z and the directions do not move
+
+
+def test_a_fed_back_manifold_moves_on_as_the_deepphase_runtime_moves_it(turning_windows):
+    """A DeepPhase controller's rollouts feed its phase manifold back as play does: the next
+    window's manifold inputs at now and the future samples are those `advance_manifold` gives,
+    from any current manifold and prediction, moving or standing."""
+    torch = pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.sim import deepphase
+    from pfnn_demo.tools.train.rollout import Rollouts
+
+    X, Y, _ = turning_windows
+    channels, count = 3, 40
+    rng = np.random.default_rng(4)
+    extra_in = rng.normal(size=(len(X), deepphase.phase_input_size(channels))).astype(np.float32)
+    extra_out = rng.normal(size=(len(Y), deepphase.phase_output_size(channels))).astype(np.float32)
+    X, Y = np.concatenate([X, extra_in], axis=1), np.concatenate([Y, extra_out], axis=1)
+    norm = normalisation(X, Y, deepphase.output_groups(channels))
+    rollouts = Rollouts(torch, X, Y, np.arange(len(X)) > 0, norm, 4, "cpu", channels=channels)
+
+    manifold = np.zeros((count, deepphase.MANIFOLD_FRAMES, channels, 3), np.float32)
+    manifold[..., deepphase.PHASE] = rng.uniform(0, 1, manifold.shape[:-1])
+    manifold[..., deepphase.AMPLITUDE] = rng.uniform(0.1, 2, manifold.shape[:-1])
+    predicted = {"vectors": rng.normal(size=(count, 6, channels, 2)).astype(np.float32),
+                 "amplitude": rng.uniform(-0.2, 2, (count, 6, channels)).astype(np.float32),
+                 "frequency": rng.uniform(-0.5, 3, (count, 6, channels)).astype(np.float32)}
+    predicted["vectors"][0, 0, 0] = 0.0         # no predicted direction: the turned phase stands
+    moving = rng.uniform(0, 1, count).astype(np.float32)
+    current = deepphase.phase_vectors(manifold[:, deepphase.NOW:, :, deepphase.PHASE],
+                                      manifold[:, deepphase.NOW:, :, deepphase.AMPLITUDE])
+    outputs = np.zeros((count, Y.shape[1]), np.float32)
+    outputs[:, Y.shape[1] - extra_out.shape[1]:] = deepphase.phase_output(
+        predicted["vectors"], predicted["amplitude"], predicted["frequency"])
+    prediction = torch.as_tensor((outputs - norm[2]) / norm[3], dtype=torch.float32)
+    fed = rollouts.fed_back_manifold(torch, prediction, torch.as_tensor(current), torch.as_tensor(moving)).numpy()
+
+    deepphase.advance_manifold(manifold, predicted, moving)
+    expected = deepphase.phase_vectors(manifold[:, deepphase.NOW:, :, deepphase.PHASE],
+                                       manifold[:, deepphase.NOW:, :, deepphase.AMPLITUDE])
+    assert np.abs(expected - current).max() > 0.5            # the manifold moved
+    assert np.allclose(fed, expected, atol=1e-4)

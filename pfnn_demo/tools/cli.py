@@ -233,6 +233,11 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--manifold-noise", type=_number(0.0), default=None,
                          help="for --model deepphase: std of noise on the phase manifold inputs instead of "
                               "--input-noise (default: as --input-noise)")
+    trainer.add_argument("--manifold-tempo", type=_number(0.0), default=None, metavar="SCALE",
+                         help="for --model deepphase: play each window's phase manifold inputs fast or slow by a "
+                              "factor of std SCALE (0.2: 20 %%) while the outputs stay captured, so that the "
+                              "network reads its pace from the trajectory, not from its own manifold "
+                              "(default 0: none)")
     trainer.add_argument("--no-jumps-over-bars", action="store_true",
                          help="leave out the data's jumps taken over a bar, from standing and at walking and "
                               "jogging pace (they are in the shipped recipe)")
@@ -254,7 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
                               f"({_recipe_defaults('walls_share')}; docs/evaluation.md has trials)")
     trainer.add_argument("--rollout-frames", type=_integer(0), default=None, metavar="FRAMES",
                          help="after the epochs, train on runs of this many consecutive frames, every pose "
-                              f"input after the first the network's own prediction, as in play "
+                              f"input after the first (and a DeepPhase controller's phase manifold) the "
+                              f"network's own prediction, as in play "
                               f"({_recipe_defaults('rollout_frames')}; 0: none)")
     trainer.add_argument("--rollout-trajectory", action="store_true",
                          help="in the rollouts, feed the network's predicted near future trajectory back as well, "

@@ -498,7 +498,8 @@ def train_from_folder(args, log=None) -> Path:
     config = recipe(model_kind, hidden=sizes.get("hidden", args.hidden), epochs=args.epochs, batch_size=args.batch_size,
                     learning_rate=args.learning_rate, input_noise=args.input_noise,
                     phase_noise=args.phase_noise, pose_noise=args.pose_noise,
-                    manifold_noise=getattr(args, "manifold_noise", None), seed=args.seed,
+                    manifold_noise=getattr(args, "manifold_noise", None),
+                    manifold_tempo=getattr(args, "manifold_tempo", None), seed=args.seed,
                     device=args.device, experts=sizes.get("experts", getattr(args, "experts", None)),
                     gate_hidden=sizes.get("gate_hidden"),
                     walls_share=getattr(args, "walls_share", None),
@@ -548,13 +549,16 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 and model_kind == "pfnn" else "")
                   + (f"manifold noise {config.manifold_noise}, " if config.manifold_noise is not None
                      and model_kind == "deepphase" else "")
+                  + (f"manifold tempo noise {config.manifold_tempo:g}, " if config.manifold_tempo > 0
+                     and model_kind == "deepphase" else "")
                   + ("with the jumps over bars, " if jumps else "")
                   + (JOG_SIDE_WAYS[jog_sides].provenance if jog_sides else "")
                   + ("with planted feet stood on their ground, " if grounded else "")
                   + (f"leaving out {', '.join(leave_out)}, " if leave_out else "")
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")
                   + (f"then {config.rollout_updates} updates on runs of {config.rollout_frames} frames fed their "
-                     f"own poses{' and near future' if config.rollout_trajectory else ''}, "
+                     f"own poses{' and near future' if config.rollout_trajectory else ''}"
+                     f"{' and phase manifold' if model_kind == 'deepphase' else ''}, "
                      if config.rollout_frames > 0 else "")
                   + (f"then a share of {keep:g} of the starting network's weights mixed back in, " if keep > 0 else "")
                   + f"hidden {config.hidden}, seed {config.seed}."

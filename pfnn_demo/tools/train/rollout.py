@@ -9,7 +9,10 @@ network predicted, carried into the next root frame and smoothed as the crowd do
 (sim/crowd.JOINT_SMOOTH). The trajectory inputs stay the captured ones, or (`trajectory`) their
 near future is fed back too: in play the future the network predicted a frame before, bent toward
 the stick by the predictor, is its next input, so a network that carries its pose along can carry
-its future along with it. The loss of every frame of the run against the captured outputs teaches
+its future along with it. A DeepPhase controller's phase manifold at now and the future samples
+is fed back always (`channels` > 0), moved on as the runtime moves it (sim/deepphase): in play it
+is the network's own prediction, and a network that reads its manifold can settle into a pace
+its manifold keeps while the trajectory asks for another. The past samples stay captured. The loss of every frame of the run against the captured outputs teaches
 the network to walk on from its own poses.
 """
 
@@ -18,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...sim.crowd import JOINT_SMOOTH
-from ...sim.features import FUTURE_SAMPLES, INPUT, OUTPUT, SAMPLE_STEP, SAMPLES
+from ...sim.deepphase import TICK, UPDATE_BLEND
+from ...sim.features import FUTURE_SAMPLES, INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLE_STEP, SAMPLES, STAND
 from ...sim.trajectory import BIAS_DIRECTION, BIAS_POSITION, bend_shares
 
 
@@ -75,10 +79,11 @@ class Rollouts:
     """Runs of `frames` consecutive windows and the root frame changes they are carried by, on
     the training device."""
 
-    def __init__(self, torch, X, Y, follows, normalisation, frames: int, device: str, trajectory: bool = False):
+    def __init__(self, torch, X, Y, follows, normalisation, frames: int, device: str, trajectory: bool = False,
+                 channels: int = 0):
         x_mean, x_std, y_mean, y_std = normalisation
         t = lambda a: torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32).to(device)   # noqa: E731
-        self.frames, self.trajectory = frames, trajectory
+        self.frames, self.trajectory, self.channels = frames, trajectory, channels
         self.starts = sequence_starts(follows, frames)
         turn, step, rise = frame_changes(X, Y)
         self.turn, self.step = t(turn), t(step)
@@ -91,8 +96,21 @@ class Rollouts:
         self.kept_position, self.kept_direction = t(kept_shares(BIAS_POSITION, True)), t(kept_shares(BIAS_DIRECTION, False))
         # The input columns fed back after a run's first window: they carry the network's own errors.
         path = [np.arange(INPUT[name].start + NOW + 1, INPUT[name].stop) for name in PATH] if trajectory else []
+        manifold = [np.arange(*self._manifold_columns(channels))] if channels else []
         self.fed_back = torch.as_tensor(np.concatenate(
-            [np.arange(INPUT["joint_positions"].start, INPUT["joint_velocities"].stop)] + path)).to(device)
+            [np.arange(INPUT["joint_positions"].start, INPUT["joint_velocities"].stop)] + path + manifold)).to(device)
+        if channels:
+            columns = slice(*self._manifold_columns(channels))
+            self.manifold_in = (t(x_mean[columns]), t(x_std[columns]))
+            self.manifold_out = (t(y_mean[OUTPUT_SIZE:]), t(y_std[OUTPUT_SIZE:]))
+            # The crowd's stand amount at each window (sim/crowd): 1 moving, 0 standing.
+            stand = np.clip(X[:, INPUT["gaits"].start + SAMPLES * STAND + NOW], 0.0, 1.0)
+            self.moving = t((1.0 - stand) ** 0.25)
+
+    @staticmethod
+    def _manifold_columns(channels: int) -> tuple[int, int]:
+        """The input columns of the manifold at now and the future samples (sample-major)."""
+        return INPUT_SIZE + NOW * channels * 2, INPUT_SIZE + SAMPLES * channels * 2
 
     def _read(self, values, name, layout, scale):
         mean, std = scale[name]
@@ -117,6 +135,28 @@ class Rollouts:
         direction = direction / (torch.linalg.norm(direction, dim=1, keepdim=True) + 1e-6)
         return torch.cat([captured[..., :1], torch.cat([positions, direction], dim=1)], dim=-1)
 
+    def fed_back_manifold(self, torch, prediction, vectors, moving):
+        """The next window's manifold inputs at now and the future samples (B, 6, M, 2: a sin, a cos
+        per channel) as `sim/deepphase.advance_manifold` makes them: the current ones `vectors`
+        turned by the predicted frequency over a tick, blended halfway with the predicted phase
+        vectors, at the predicted amplitude scaled by 0.1 + 0.9 `moving` (B,)."""
+        count, per_sample = len(prediction), FUTURE_SAMPLES * self.channels
+        mean, std = self.manifold_out
+        extra = prediction[:, OUTPUT_SIZE:] * std + mean
+        predicted = extra[:, :2 * per_sample].reshape(count, FUTURE_SAMPLES, self.channels, 2)
+        amplitude = torch.relu(extra[:, 2 * per_sample:3 * per_sample]).reshape(count, FUTURE_SAMPLES, self.channels)
+        amplitude = amplitude * (0.1 + 0.9 * moving)[:, None, None]
+        frequency = torch.relu(extra[:, 3 * per_sample:]).reshape(count, FUTURE_SAMPLES, self.channels)
+        unit = lambda v: v / torch.clamp(torch.linalg.norm(v, dim=-1, keepdim=True), min=1e-6)   # noqa: E731
+        sin, cos = unit(vectors).unbind(-1)
+        turn = 2 * np.pi * TICK * frequency
+        rotated = torch.stack([sin * torch.cos(turn) + cos * torch.sin(turn),
+                               cos * torch.cos(turn) - sin * torch.sin(turn)], dim=-1)
+        direction = torch.where(torch.linalg.norm(predicted, dim=-1, keepdim=True) > 1e-6, unit(predicted), rotated)
+        blended = (1 - UPDATE_BLEND) * rotated + UPDATE_BLEND * direction
+        blended = torch.where(torch.linalg.norm(blended, dim=-1, keepdim=True) > 1e-6, blended, rotated)
+        return amplitude[..., None] * unit(blended)
+
     def loss(self, torch, model, Xn, Yn, Pt, starts, noise):
         """Mean squared error over a run of `frames` windows from each row of `starts` (B,), the
         pose inputs after the first (and with `trajectory` the near future) fed from the
@@ -124,6 +164,10 @@ class Rollouts:
         starts = torch.as_tensor(starts, device=Xn.device)
         positions, velocities = (self._read(Xn[starts], name, INPUT, self.in_scale) for name in POSE)
         future = None
+        if self.channels:
+            columns = slice(*self._manifold_columns(self.channels))
+            mean, std = self.manifold_in
+            manifold = (Xn[starts, columns] * std + mean).reshape(len(starts), FUTURE_SAMPLES, self.channels, 2)
         total = 0.0
         for j in range(self.frames):
             rows = starts + j
@@ -135,6 +179,9 @@ class Rollouts:
                     mean, std = self.path_scale[name]
                     columns = slice(INPUT[name].start + NOW, INPUT[name].stop)
                     inputs[:, columns] = (future[:, i] - mean) / std
+            if self.channels and j > 0:
+                mean, std = self.manifold_in
+                inputs[:, slice(*self._manifold_columns(self.channels))] = (manifold.reshape(len(rows), -1) - mean) / std
             if noise is not None:
                 jitter = noise * torch.randn_like(inputs)
                 if j > 0:   # after the first window these inputs carry the network's own errors
@@ -152,6 +199,11 @@ class Rollouts:
                     captured = torch.stack([Xn[rows + 1, INPUT[name]][:, NOW:] * self.path_scale[name][1]
                                             + self.path_scale[name][0] for name in PATH], dim=1)
                     future = self.fed_back_future(torch, prediction, captured)
+                if self.channels:
+                    # Fed back as a given, not a path for the gradient: with the gradient through it, the
+                    # runs taught the network to slow its own manifold (walk_circle in the plaza at 81
+                    # units/s against 93 detached, 91 eval cases missing a bar against 85).
+                    manifold = self.fed_back_manifold(torch, prediction, manifold, self.moving[rows]).detach()
         return total / self.frames
 
 

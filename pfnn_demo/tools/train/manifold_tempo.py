@@ -1,0 +1,52 @@
+"""Tempo noise on a DeepPhase controller's phase manifold inputs.
+
+In training, the manifold along the trajectory is the captured one: it moves at the pace of the
+very motion the outputs hold, and the network can read the pace from it rather than from the
+trajectory. In play it is the network's own, and a network that reads its pace from its own
+manifold keeps whatever pace it has: the shipped controller walks walk_circle at about the
+median pace of its training walks, 100 units/s where the stick asks 150 (docs/controllers.md).
+Here every window's manifold inputs are played at another tempo, each channel's phase at the
+sample t seconds from now turned by (s - 1) f t cycles (f its frequency now, s drawn per window
+around 1), while the outputs stay captured: the phase now is right, the pace the manifold shows
+is not, and only the trajectory tells the pace the outputs move at.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...sim.deepphase import TICK, phase_input_size, read_phase_output
+from ...sim.features import INPUT_SIZE, SAMPLE_STEP, SAMPLES
+
+
+class ManifoldTempo:
+    """Tempo noise of standard deviation `scale` (0.2: the manifold runs 20 % fast or slow) on
+    normalised inputs, for a network of `channels` phase channels."""
+
+    def __init__(self, torch, normalisation, channels: int, scale: float, device: str):
+        x_mean, x_std, y_mean, y_std = normalisation
+        t = lambda a: torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32).to(device)   # noqa: E731
+        self.channels, self.scale = channels, scale
+        self.columns = slice(INPUT_SIZE, INPUT_SIZE + phase_input_size(channels))
+        self.in_mean, self.in_std = t(x_mean[self.columns]), t(x_std[self.columns])
+        # The frequency outputs of the next frame's sample now: the pace of each channel.
+        frequency = read_phase_output(np.arange(len(y_mean))[None].astype(np.int64), channels)["frequency"][0, 0]
+        self.frequency = torch.as_tensor(frequency.astype(np.int64)).to(device)
+        self.out_mean, self.out_std = t(y_mean[frequency]), t(y_std[frequency])
+        self.seconds = t((np.arange(SAMPLES) - SAMPLES // 2) * SAMPLE_STEP * TICK)     # (12,) -1 s ... 5/6 s, 0 now
+
+    def __call__(self, torch, inputs, outputs):
+        """Normalised inputs (B, in) with their manifold at another tempo, from the normalised
+        captured outputs (B, out) that give each channel's frequency."""
+        count = len(inputs)
+        frequency = torch.relu(outputs[:, self.frequency] * self.out_std + self.out_mean)        # (B, M)
+        tempo = self.scale * torch.randn(count, 1, 1, device=inputs.device)
+        angle = 2 * np.pi * tempo * frequency[:, None, :] * self.seconds[None, :, None]          # (B, 12, M)
+        vectors = (inputs[:, self.columns] * self.in_std + self.in_mean).reshape(count, len(self.seconds),
+                                                                                 self.channels, 2)
+        sin, cos = vectors.unbind(-1)
+        turned = torch.stack([sin * torch.cos(angle) + cos * torch.sin(angle),
+                              cos * torch.cos(angle) - sin * torch.sin(angle)], dim=-1)
+        warped = inputs.clone()
+        warped[:, self.columns] = (turned.reshape(count, -1) - self.in_mean) / self.in_std
+        return warped

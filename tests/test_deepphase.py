@@ -280,6 +280,22 @@ def test_training_a_deepphase_controller_is_reproducible_and_its_file_plays(tmp_
     _, failure = simulate(Controller(network, load_scene("plaza")), InputScript.load("walk_circle"), 30)
     assert failure is None
 
+    # The tempo noise on the manifold and rollouts that feed it back: reproducible too, and it plays.
+    config = recipe("deepphase", hidden=16, epochs=2, batch_size=16, experts=3, seed=5, manifold_tempo=0.2,
+                    rollout_frames=5, rollout_updates=3, rollout_sequences=4)
+    follows = np.arange(len(X)) > 0
+    for name in ("tempo.npz", "tempo_again.npz"):
+        model, history = train(X, Y, P, norm, config, progress=False, log=lambda text: None, follows=follows)
+        export(model, norm, tmp_path / name, "tempo")
+    assert np.isfinite(history[-1]["rollout_loss"])
+    first, second = np.load(tmp_path / "tempo.npz"), np.load(tmp_path / "tempo_again.npz")
+    for key in first.files:
+        assert np.array_equal(first[key], second[key]), key
+    assert not np.array_equal(first["W0"], np.load(tmp_path / "first.npz")["W0"])
+    _, failure = simulate(Controller(load_network(tmp_path / "tempo.npz"), load_scene("plaza")),
+                          InputScript.load("walk_circle"), 30)
+    assert failure is None
+
 
 def test_training_without_a_phases_file_is_a_one_line_error(tmp_path, capsys):
     pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")

@@ -2,13 +2,12 @@
 
 In training, the manifold along the trajectory is the captured one: it moves at the pace of the
 very motion the outputs hold, and the network can read the pace from it rather than from the
-trajectory. In play it is the network's own, and a network that reads its pace from its own
-manifold keeps whatever pace it has: the shipped controller walks walk_circle at about the
-median pace of its training walks, 100 units/s where the stick asks 150 (docs/controllers.md).
-Here every window's manifold inputs are played at another tempo, each channel's phase at the
-sample t seconds from now turned by (s - 1) f t cycles (f its frequency now, s drawn per window
-around 1), while the outputs stay captured: the phase now is right, the pace the manifold shows
-is not, and only the trajectory tells the pace the outputs move at.
+trajectory. In play it is the network's own. Here every window's manifold inputs are played at
+another tempo, each channel's phase at the sample t seconds from now turned by (s - 1) f t
+cycles (f its frequency now, s drawn per window around 1), while the outputs stay captured: the
+phase now is right, the pace the manifold shows is not. Measured on the shipped controller, it
+shook and snapped less but walked slower still (docs/controllers.md, Training DeepPhase); the
+manifold turned out not to be what sets its pace. Not in the recipe.
 """
 
 from __future__ import annotations

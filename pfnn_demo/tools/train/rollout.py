@@ -10,9 +10,8 @@ network predicted, carried into the next root frame and smoothed as the crowd do
 near future is fed back too: in play the future the network predicted a frame before, bent toward
 the stick by the predictor, is its next input, so a network that carries its pose along can carry
 its future along with it. A DeepPhase controller's phase manifold at now and the future samples
-is fed back always (`channels` > 0), moved on as the runtime moves it (sim/deepphase): in play it
-is the network's own prediction, and a network that reads its manifold can settle into a pace
-its manifold keeps while the trajectory asks for another. The past samples stay captured. The loss of every frame of the run against the captured outputs teaches
+is fed back always (`channels` > 0), moved on as the runtime moves it (sim/deepphase), since in
+play it is the network's own prediction; the past samples stay captured. The loss of every frame of the run against the captured outputs teaches
 the network to walk on from its own poses.
 """
 

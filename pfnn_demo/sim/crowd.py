@@ -29,6 +29,12 @@ IK_FADE_FRAMES = 10    # foot IK switched on or off fades in or out over this ma
 DIVERGENCE_STDS = 1e4   # outputs farther than this from the mean (in standard deviations) are a failure
 
 
+
+def standing_to_moving(stand_weight):
+    """The stand amount: 1 while the trajectory moves, 0 once it stands, from the current sample's
+    stand gait weight (the original demo's; the trajectory and the phase move on by it)."""
+    return (1.0 - stand_weight) ** 0.25
+
 class Crowd:
     def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, count: int = 1,
                  use_heel_contacts: bool | None = None, starts: np.ndarray | None = None,
@@ -150,7 +156,7 @@ class Crowd:
         out = read_output(y)
         self._apply_pose(out, np.asarray(controls.ik, bool))
 
-        stand_amount = (1.0 - trajectory.gaits[:, CURRENT, STAND].astype(np.float64)) ** 0.25
+        stand_amount = standing_to_moving(trajectory.gaits[:, CURRENT, STAND].astype(np.float64))
         trajectory.advance(out["root_velocity"], out["root_turn"], stand_amount, out, areas)
         self.policy.advance(self.policy_state, y, out, stand_amount)
         self.last_input, self.last_output, self.last_used = x.copy(), y, used

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...sim.deepphase import TICK, phase_input_size, read_phase_output
+from ...sim.deepphase import TICK, output_groups, phase_input_size
 from ...sim.features import INPUT_SIZE, SAMPLE_STEP, SAMPLES
+from .manifold_windows import turn_phase_vectors
 
 
 class ManifoldTempo:
@@ -28,10 +29,11 @@ class ManifoldTempo:
         self.channels, self.scale = channels, scale
         self.columns = slice(INPUT_SIZE, INPUT_SIZE + phase_input_size(channels))
         self.in_mean, self.in_std = t(x_mean[self.columns]), t(x_std[self.columns])
-        # The frequency outputs of the next frame's sample now: the pace of each channel.
-        frequency = read_phase_output(np.arange(len(y_mean))[None].astype(np.int64), channels)["frequency"][0, 0]
-        self.frequency = torch.as_tensor(frequency.astype(np.int64)).to(device)
-        self.out_mean, self.out_std = t(y_mean[frequency]), t(y_std[frequency])
+        # The frequency outputs of the next frame's sample now (the first of the frequencies): the
+        # pace of each channel.
+        start = output_groups(channels)[2].start
+        self.frequency = slice(start, start + channels)
+        self.out_mean, self.out_std = t(y_mean[self.frequency]), t(y_std[self.frequency])
         self.seconds = t((np.arange(SAMPLES) - SAMPLES // 2) * SAMPLE_STEP * TICK)     # (12,) -1 s ... 5/6 s, 0 now
 
     def __call__(self, torch, inputs, outputs):
@@ -43,9 +45,7 @@ class ManifoldTempo:
         angle = 2 * np.pi * tempo * frequency[:, None, :] * self.seconds[None, :, None]          # (B, 12, M)
         vectors = (inputs[:, self.columns] * self.in_std + self.in_mean).reshape(count, len(self.seconds),
                                                                                  self.channels, 2)
-        sin, cos = vectors.unbind(-1)
-        turned = torch.stack([sin * torch.cos(angle) + cos * torch.sin(angle),
-                              cos * torch.cos(angle) - sin * torch.sin(angle)], dim=-1)
+        turned = turn_phase_vectors(torch, vectors, angle)
         warped = inputs.clone()
         warped[:, self.columns] = (turned.reshape(count, -1) - self.in_mean) / self.in_std
         return warped

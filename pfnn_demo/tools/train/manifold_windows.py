@@ -17,6 +17,13 @@ from ..phase_manifold import PhaseEncoder, PhaseManifold, velocity_features
 from .database import FPS, SAMPLE_OFFSETS
 
 
+def turn_phase_vectors(torch, vectors, angle):
+    """Phase vectors (..., 2: a sin, a cos) turned on by `angle` (...) radians, in PyTorch."""
+    sin, cos = vectors.unbind(-1)
+    return torch.stack([sin * torch.cos(angle) + cos * torch.sin(angle),
+                        cos * torch.cos(angle) - sin * torch.sin(angle)], dim=-1)
+
+
 def clip_manifold(encoder: PhaseEncoder, positions: np.ndarray) -> PhaseManifold:
     """The manifold of every frame of a clip's world joint positions (T, 31, 3)."""
     return encoder.encode(velocity_features(positions))

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...sim.crowd import JOINT_SMOOTH
-from ...sim.deepphase import TICK, UPDATE_BLEND
-from ...sim.features import FUTURE_SAMPLES, INPUT, INPUT_SIZE, OUTPUT, OUTPUT_SIZE, SAMPLE_STEP, SAMPLES, STAND
+from ...sim.crowd import JOINT_SMOOTH, standing_to_moving
+from ...sim.deepphase import TICK, UPDATE_BLEND, read_phase_output
+from ...sim.features import FUTURE_SAMPLES, INPUT, INPUT_SIZE, OUTPUT, SAMPLE_STEP, SAMPLES, STAND
 from ...sim.trajectory import BIAS_DIRECTION, BIAS_POSITION, bend_shares
+from .manifold_windows import turn_phase_vectors
 
 
 def sequence_starts(follows: np.ndarray, frames: int) -> np.ndarray:
@@ -101,10 +102,9 @@ class Rollouts:
         if channels:
             columns = slice(*self._manifold_columns(channels))
             self.manifold_in = (t(x_mean[columns]), t(x_std[columns]))
-            self.manifold_out = (t(y_mean[OUTPUT_SIZE:]), t(y_std[OUTPUT_SIZE:]))
-            # The crowd's stand amount at each window (sim/crowd): 1 moving, 0 standing.
-            stand = np.clip(X[:, INPUT["gaits"].start + SAMPLES * STAND + NOW], 0.0, 1.0)
-            self.moving = t((1.0 - stand) ** 0.25)
+            self.output_scale = (t(y_mean), t(y_std))
+            # The crowd's stand amount at each window: 1 moving, 0 standing.
+            self.moving = t(standing_to_moving(np.clip(X[:, INPUT["gaits"].start + SAMPLES * STAND + NOW], 0.0, 1.0)))
 
     @staticmethod
     def _manifold_columns(channels: int) -> tuple[int, int]:
@@ -139,18 +139,13 @@ class Rollouts:
         per channel) as `sim/deepphase.advance_manifold` makes them: the current ones `vectors`
         turned by the predicted frequency over a tick, blended halfway with the predicted phase
         vectors, at the predicted amplitude scaled by 0.1 + 0.9 `moving` (B,)."""
-        count, per_sample = len(prediction), FUTURE_SAMPLES * self.channels
-        mean, std = self.manifold_out
-        extra = prediction[:, OUTPUT_SIZE:] * std + mean
-        predicted = extra[:, :2 * per_sample].reshape(count, FUTURE_SAMPLES, self.channels, 2)
-        amplitude = torch.relu(extra[:, 2 * per_sample:3 * per_sample]).reshape(count, FUTURE_SAMPLES, self.channels)
-        amplitude = amplitude * (0.1 + 0.9 * moving)[:, None, None]
-        frequency = torch.relu(extra[:, 3 * per_sample:]).reshape(count, FUTURE_SAMPLES, self.channels)
+        mean, std = self.output_scale
+        read = read_phase_output(prediction * std + mean, self.channels)
+        predicted = read["vectors"]
+        amplitude = torch.relu(read["amplitude"]) * (0.1 + 0.9 * moving)[:, None, None]
+        frequency = torch.relu(read["frequency"])
         unit = lambda v: v / torch.clamp(torch.linalg.norm(v, dim=-1, keepdim=True), min=1e-6)   # noqa: E731
-        sin, cos = unit(vectors).unbind(-1)
-        turn = 2 * np.pi * TICK * frequency
-        rotated = torch.stack([sin * torch.cos(turn) + cos * torch.sin(turn),
-                               cos * torch.cos(turn) - sin * torch.sin(turn)], dim=-1)
+        rotated = turn_phase_vectors(torch, unit(vectors), 2 * np.pi * TICK * frequency)
         direction = torch.where(torch.linalg.norm(predicted, dim=-1, keepdim=True) > 1e-6, unit(predicted), rotated)
         blended = (1 - UPDATE_BLEND) * rotated + UPDATE_BLEND * direction
         blended = torch.where(torch.linalg.norm(blended, dim=-1, keepdim=True) > 1e-6, blended, rotated)

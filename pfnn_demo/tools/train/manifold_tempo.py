@@ -5,9 +5,11 @@ very motion the outputs hold, and the network can read the pace from it rather t
 trajectory. In play it is the network's own. Here every window's manifold inputs are played at
 another tempo, each channel's phase at the sample t seconds from now turned by (s - 1) f t
 cycles (f its frequency now, s drawn per window around 1), while the outputs stay captured: the
-phase now is right, the pace the manifold shows is not. Measured on the shipped controller, it
-shook and snapped less but walked slower still (docs/controllers.md, Training DeepPhase); the
-manifold turned out not to be what sets its pace. Not in the recipe.
+phase now is right, the pace the manifold shows is not. One epoch of it from the shipped
+controller: the frequency it predicts in play no longer follows the manifold's pace and answers
+the trajectory more, and it shook and snapped far less than the same epoch without it, but both
+walk slower than the shipped controller (docs/controllers.md, Training DeepPhase). Not in the
+recipe.
 """
 
 from __future__ import annotations

@@ -280,9 +280,10 @@ def test_training_a_deepphase_controller_is_reproducible_and_its_file_plays(tmp_
     _, failure = simulate(Controller(network, load_scene("plaza")), InputScript.load("walk_circle"), 30)
     assert failure is None
 
-    # The tempo noise on the manifold and rollouts that feed it back: reproducible too, and it plays.
+    # The tempo and amplitude noise on the manifold and rollouts that feed it back: reproducible
+    # too, and it plays.
     config = recipe("deepphase", hidden=16, epochs=2, batch_size=16, experts=3, seed=5, manifold_tempo=0.2,
-                    rollout_frames=5, rollout_updates=3, rollout_sequences=4)
+                    manifold_amplitude=0.3, rollout_frames=5, rollout_updates=3, rollout_sequences=4)
     follows = np.arange(len(X)) > 0
     for name in ("tempo.npz", "tempo_again.npz"):
         model, history = train(X, Y, P, norm, config, progress=False, log=lambda text: None, follows=follows)

@@ -237,6 +237,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="for --model deepphase: play each window's phase manifold inputs fast or slow by a "
                               "factor of std SCALE (0.2: 20 %%) while the outputs stay captured, so that the "
                               "pace it shows is not the captured motion's (default 0: none; docs/controllers.md)")
+    trainer.add_argument("--manifold-amplitude", type=_number(0.0), default=None, metavar="SCALE",
+                         help="for --model deepphase: scale each window's phase manifold channels by factors "
+                              "whose log has std SCALE (0.3: about 30 %%) while the outputs stay captured "
+                              "(default 0: none; docs/controllers.md)")
     trainer.add_argument("--no-jumps-over-bars", action="store_true",
                          help="leave out the data's jumps taken over a bar, from standing and at walking and "
                               "jogging pace (they are in the shipped recipe)")

@@ -499,7 +499,8 @@ def train_from_folder(args, log=None) -> Path:
                     learning_rate=args.learning_rate, input_noise=args.input_noise,
                     phase_noise=args.phase_noise, pose_noise=args.pose_noise,
                     manifold_noise=getattr(args, "manifold_noise", None),
-                    manifold_tempo=getattr(args, "manifold_tempo", None), seed=args.seed,
+                    manifold_tempo=getattr(args, "manifold_tempo", None),
+                    manifold_amplitude=getattr(args, "manifold_amplitude", None), seed=args.seed,
                     device=args.device, experts=sizes.get("experts", getattr(args, "experts", None)),
                     gate_hidden=sizes.get("gate_hidden"),
                     walls_share=getattr(args, "walls_share", None),
@@ -550,6 +551,8 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"manifold noise {config.manifold_noise}, " if config.manifold_noise is not None
                      and model_kind == "deepphase" else "")
                   + (f"manifold tempo noise {config.manifold_tempo:g}, " if config.manifold_tempo > 0
+                     and model_kind == "deepphase" else "")
+                  + (f"manifold amplitude noise {config.manifold_amplitude:g}, " if config.manifold_amplitude > 0
                      and model_kind == "deepphase" else "")
                   + ("with the jumps over bars, " if jumps else "")
                   + (JOG_SIDE_WAYS[jog_sides].provenance if jog_sides else "")

@@ -21,7 +21,7 @@ from ...errors import PfnnError
 from ...sim.deepphase import channels_of
 from ...sim.features import INPUT, INPUT_SIZE
 from ...sim.weights import NetworkWeights, save_npz
-from .manifold_tempo import ManifoldTempo
+from .manifold_noise import ManifoldNoise
 from .rollout import ROLLOUT_GRADIENT_NORM, Rollouts
 
 
@@ -64,9 +64,12 @@ class TrainConfig:
     # Noise on a DeepPhase controller's phase manifold inputs (None: input_noise there too). The
     # manifold, like the previous pose, is state the network carries from frame to frame.
     manifold_noise: float | None = None
-    # Tempo noise on that manifold (manifold_tempo.py; 0: none): the standard deviation of the
+    # Tempo noise on that manifold (manifold_noise.py; 0: none): the standard deviation of the
     # factor by which each window's manifold inputs run fast or slow against the captured motion.
     manifold_tempo: float = 0.0
+    # Amplitude noise on it (manifold_noise.py; 0: none): the standard deviation of the log of the
+    # factor by which each window's channels are scaled.
+    manifold_amplitude: float = 0.0
     seed: int = 23456
     device: str = "cpu"
     # The controller kind to train: "pfnn", "mann" (the mode-adaptive network: `experts`
@@ -228,8 +231,9 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     noise = noise if bool(noise.any()) else None    # asked once: a read waits for the device
     # A DeepPhase controller's inputs beyond the PFNN's are its phase manifold.
     channels = channels_of(X.shape[1], Y.shape[1]) if X.shape[1] > INPUT_SIZE else 0
-    tempo = (ManifoldTempo(torch, normalisation, channels, config.manifold_tempo, config.device)
-             if channels and config.manifold_tempo > 0 else None)
+    tempo = (ManifoldNoise(torch, normalisation, channels, config.manifold_tempo, config.device,
+                           config.manifold_amplitude)
+             if channels and (config.manifold_tempo > 0 or config.manifold_amplitude > 0) else None)
     if config.model in GATE_INPUTS:     # a gated mixture of experts
         gate_inputs = GATE_INPUTS[config.model](X.shape[1])
         model = build_mann_model(torch, X.shape[1], Y.shape[1], config, gate_inputs).to(config.device)
@@ -334,7 +338,7 @@ def keep_initial(torch, model, weights, share: float) -> None:
 def window_loss(torch, model, tensors, index, noise, config: TrainConfig, tempo=None):
     """Mean squared error on the windows `index` of the normalised (inputs, outputs, phases),
     the inputs (and a PFNN's phases) with the training noise (None: none) and a DeepPhase
-    manifold's tempo noise (ManifoldTempo, None: none)."""
+    manifold's tempo and amplitude noise (ManifoldNoise, None: none)."""
     Xn, Yn, Pt = tensors
     inputs = Xn[index]
     if tempo is not None:

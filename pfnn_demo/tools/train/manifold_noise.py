@@ -1,4 +1,4 @@
-"""Tempo noise on a DeepPhase controller's phase manifold inputs.
+"""Tempo and amplitude noise on a DeepPhase controller's phase manifold inputs.
 
 In training, the manifold along the trajectory is the captured one: it moves at the pace of the
 very motion the outputs hold, and the network can read the pace from it rather than from the
@@ -10,6 +10,11 @@ controller: the frequency it predicts in play no longer follows the manifold's p
 the trajectory more, and it shook and snapped far less than the same epoch without it, but both
 walk slower than the shipped controller (docs/controllers.md, Training DeepPhase). Not in the
 recipe.
+
+Amplitude noise scales each window's channels by factors around 1 as well (the phases and the
+outputs stay): in play the network is fed the amplitudes it predicted, and with the tempo noise
+alone its strongest channel's settled at half the captured walks' while its cadence stayed
+slow; with both, it walked faster on the same epoch (docs/controllers.md).
 """
 
 from __future__ import annotations
@@ -21,14 +26,15 @@ from ...sim.features import INPUT_SIZE, SAMPLE_STEP, SAMPLES
 from .manifold_windows import turn_phase_vectors
 
 
-class ManifoldTempo:
-    """Tempo noise of standard deviation `scale` (0.2: the manifold runs 20 % fast or slow) on
+class ManifoldNoise:
+    """Tempo noise of standard deviation `tempo` (0.2: the manifold runs 20 % fast or slow) and
+    amplitude noise of standard deviation `amplitude` (of the log of each channel's factor) on
     normalised inputs, for a network of `channels` phase channels."""
 
-    def __init__(self, torch, normalisation, channels: int, scale: float, device: str):
+    def __init__(self, torch, normalisation, channels: int, tempo: float, device: str, amplitude: float = 0.0):
         x_mean, x_std, y_mean, y_std = normalisation
         t = lambda a: torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32).to(device)   # noqa: E731
-        self.channels, self.scale = channels, scale
+        self.channels, self.tempo, self.amplitude = channels, tempo, amplitude
         self.columns = slice(INPUT_SIZE, INPUT_SIZE + phase_input_size(channels))
         self.in_mean, self.in_std = t(x_mean[self.columns]), t(x_std[self.columns])
         # The frequency outputs of the next frame's sample now (the first of the frequencies): the
@@ -39,15 +45,19 @@ class ManifoldTempo:
         self.seconds = t((np.arange(SAMPLES) - SAMPLES // 2) * SAMPLE_STEP * TICK)     # (12,) -1 s ... 5/6 s, 0 now
 
     def __call__(self, torch, inputs, outputs):
-        """Normalised inputs (B, in) with their manifold at another tempo, from the normalised
-        captured outputs (B, out) that give each channel's frequency."""
+        """Normalised inputs (B, in) with their manifold at another tempo and amplitude, from the
+        normalised captured outputs (B, out) that give each channel's frequency."""
         count = len(inputs)
-        frequency = torch.relu(outputs[:, self.frequency] * self.out_std + self.out_mean)        # (B, M)
-        tempo = self.scale * torch.randn(count, 1, 1, device=inputs.device)
-        angle = 2 * np.pi * tempo * frequency[:, None, :] * self.seconds[None, :, None]          # (B, 12, M)
         vectors = (inputs[:, self.columns] * self.in_std + self.in_mean).reshape(count, len(self.seconds),
                                                                                  self.channels, 2)
-        turned = turn_phase_vectors(torch, vectors, angle)
+        if self.tempo > 0:
+            frequency = torch.relu(outputs[:, self.frequency] * self.out_std + self.out_mean)        # (B, M)
+            tempo = self.tempo * torch.randn(count, 1, 1, device=inputs.device)
+            angle = 2 * np.pi * tempo * frequency[:, None, :] * self.seconds[None, :, None]          # (B, 12, M)
+            vectors = turn_phase_vectors(torch, vectors, angle)
+        if self.amplitude > 0:
+            vectors = vectors * torch.exp(self.amplitude * torch.randn(count, 1, self.channels, 1,
+                                                                       device=inputs.device))
         warped = inputs.clone()
-        warped[:, self.columns] = (turned.reshape(count, -1) - self.in_mean) / self.in_std
+        warped[:, self.columns] = (vectors.reshape(count, -1) - self.in_mean) / self.in_std
         return warped

@@ -5,16 +5,15 @@ very motion the outputs hold, and the network can read the pace from it rather t
 trajectory. In play it is the network's own. Here every window's manifold inputs are played at
 another tempo, each channel's phase at the sample t seconds from now turned by (s - 1) f t
 cycles (f its frequency now, s drawn per window around 1), while the outputs stay captured: the
-phase now is right, the pace the manifold shows is not. One epoch of it from the shipped
-controller: the frequency it predicts in play no longer follows the manifold's pace and answers
-the trajectory more, and it shook and snapped far less than the same epoch without it, but both
-walk slower than the shipped controller (docs/controllers.md, Training DeepPhase). Not in the
-recipe.
+phase now is right, the pace the manifold shows is not. The frequency the network predicts in
+play then follows the manifold's pace less and the trajectory more.
 
-Amplitude noise scales each window's channels by factors around 1 as well (the phases and the
-outputs stay): in play the network is fed the amplitudes it predicted, and with the tempo noise
-alone its strongest channel's settled at half the captured walks' while its cadence stayed
-slow; with both, it walked faster on the same epoch (docs/controllers.md).
+Amplitude noise scales each window's channels by factors of their own around 1 (the phases and
+the outputs stay): in play the network is fed the amplitudes it predicted, and with the tempo
+noise alone they settled at half the captured walks'. The shipped controller was fine-tuned for
+one epoch with both (tempo 0.2, amplitude 0.3): it met more bars than the controller it started
+from, and than either that epoch without noise or with the tempo noise alone
+(docs/controllers.md, Training DeepPhase). Neither is in the recipe that trains from scratch.
 """
 
 from __future__ import annotations

@@ -29,11 +29,11 @@ IK_FADE_FRAMES = 10    # foot IK switched on or off fades in or out over this ma
 DIVERGENCE_STDS = 1e4   # outputs farther than this from the mean (in standard deviations) are a failure
 
 
-
 def standing_to_moving(stand_weight):
     """The stand amount: 1 while the trajectory moves, 0 once it stands, from the current sample's
     stand gait weight (the original demo's; the trajectory and the phase move on by it)."""
     return (1.0 - stand_weight) ** 0.25
+
 
 class Crowd:
     def __init__(self, network: PhaseFunctionedNetwork, scene: Scene, count: int = 1,

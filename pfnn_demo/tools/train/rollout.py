@@ -11,8 +11,8 @@ near future is fed back too: in play the future the network predicted a frame be
 the stick by the predictor, is its next input, so a network that carries its pose along can carry
 its future along with it. A DeepPhase controller's phase manifold at now and the future samples
 is fed back always (`channels` > 0), moved on as the runtime moves it (sim/deepphase), since in
-play it is the network's own prediction; the past samples stay captured. The loss of every frame of the run against the captured outputs teaches
-the network to walk on from its own poses.
+play it is the network's own prediction; the past samples stay captured. The loss of every frame
+of the run against the captured outputs teaches the network to walk on from its own poses.
 """
 
 from __future__ import annotations
@@ -96,20 +96,16 @@ class Rollouts:
         self.kept_position, self.kept_direction = t(kept_shares(BIAS_POSITION, True)), t(kept_shares(BIAS_DIRECTION, False))
         # The input columns fed back after a run's first window: they carry the network's own errors.
         path = [np.arange(INPUT[name].start + NOW + 1, INPUT[name].stop) for name in PATH] if trajectory else []
-        manifold = [np.arange(*self._manifold_columns(channels))] if channels else []
+        # The input columns of the manifold at now and the future samples (sample-major).
+        self.manifold_columns = slice(INPUT_SIZE + NOW * channels * 2, INPUT_SIZE + SAMPLES * channels * 2)
+        manifold = [np.arange(self.manifold_columns.start, self.manifold_columns.stop)] if channels else []
         self.fed_back = torch.as_tensor(np.concatenate(
             [np.arange(INPUT["joint_positions"].start, INPUT["joint_velocities"].stop)] + path + manifold)).to(device)
         if channels:
-            columns = slice(*self._manifold_columns(channels))
-            self.manifold_in = (t(x_mean[columns]), t(x_std[columns]))
+            self.manifold_in = (t(x_mean[self.manifold_columns]), t(x_std[self.manifold_columns]))
             self.output_scale = (t(y_mean), t(y_std))
             # The crowd's stand amount at each window: 1 moving, 0 standing.
             self.moving = t(standing_to_moving(np.clip(X[:, INPUT["gaits"].start + SAMPLES * STAND + NOW], 0.0, 1.0)))
-
-    @staticmethod
-    def _manifold_columns(channels: int) -> tuple[int, int]:
-        """The input columns of the manifold at now and the future samples (sample-major)."""
-        return INPUT_SIZE + NOW * channels * 2, INPUT_SIZE + SAMPLES * channels * 2
 
     def _read(self, values, name, layout, scale):
         mean, std = scale[name]
@@ -159,9 +155,8 @@ class Rollouts:
         positions, velocities = (self._read(Xn[starts], name, INPUT, self.in_scale) for name in POSE)
         future = None
         if self.channels:
-            columns = slice(*self._manifold_columns(self.channels))
             mean, std = self.manifold_in
-            manifold = (Xn[starts, columns] * std + mean).reshape(len(starts), FUTURE_SAMPLES, self.channels, 2)
+            manifold = (Xn[starts, self.manifold_columns] * std + mean).reshape(len(starts), FUTURE_SAMPLES, self.channels, 2)
         total = 0.0
         for j in range(self.frames):
             rows = starts + j
@@ -175,7 +170,7 @@ class Rollouts:
                     inputs[:, columns] = (future[:, i] - mean) / std
             if self.channels and j > 0:
                 mean, std = self.manifold_in
-                inputs[:, slice(*self._manifold_columns(self.channels))] = (manifold.reshape(len(rows), -1) - mean) / std
+                inputs[:, self.manifold_columns] = (manifold.reshape(len(rows), -1) - mean) / std
             if noise is not None:
                 jitter = noise * torch.randn_like(inputs)
                 if j > 0:   # after the first window these inputs carry the network's own errors

@@ -231,9 +231,9 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     noise = noise if bool(noise.any()) else None    # asked once: a read waits for the device
     # A DeepPhase controller's inputs beyond the PFNN's are its phase manifold.
     channels = channels_of(X.shape[1], Y.shape[1]) if X.shape[1] > INPUT_SIZE else 0
-    tempo = (ManifoldNoise(torch, normalisation, channels, config.manifold_tempo, config.device,
-                           config.manifold_amplitude)
-             if channels and (config.manifold_tempo > 0 or config.manifold_amplitude > 0) else None)
+    warp = (ManifoldNoise(torch, normalisation, channels, config.manifold_tempo, config.device,
+                          config.manifold_amplitude)
+            if channels and (config.manifold_tempo > 0 or config.manifold_amplitude > 0) else None)
     if config.model in GATE_INPUTS:     # a gated mixture of experts
         gate_inputs = GATE_INPUTS[config.model](X.shape[1])
         model = build_mann_model(torch, X.shape[1], Y.shape[1], config, gate_inputs).to(config.device)
@@ -264,7 +264,7 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
                 index = order[b * config.batch_size:(b + 1) * config.batch_size]
                 for group in optimiser.param_groups:
                     group["lr"] = learning_rate(config, (epoch * batches + b) / (config.epochs * batches))
-                loss = window_loss(torch, model, (Xn, Yn, Pt), index, noise, config, tempo) + config.l1 * model.l1()
+                loss = window_loss(torch, model, (Xn, Yn, Pt), index, noise, config, warp) + config.l1 * model.l1()
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
@@ -286,7 +286,7 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
     if config.rollout_frames > 0 and follows is not None and config.rollout_updates > 0:
         rollouts = Rollouts(torch, X, Y, follows, normalisation, config.rollout_frames, config.device,
                             trajectory=config.rollout_trajectory, channels=channels)
-        loss = train_on_rollouts(torch, model, optimiser, rollouts, (Xn, Yn, Pt), noise, config, bar, log, tempo)
+        loss = train_on_rollouts(torch, model, optimiser, rollouts, (Xn, Yn, Pt), noise, config, bar, log, warp)
         if loss is not None and history:
             history[-1]["rollout_loss"] = loss
             if validation is not None:
@@ -335,14 +335,14 @@ def keep_initial(torch, model, weights, share: float) -> None:
             param.copy_(torch.as_tensor(mixed))
 
 
-def window_loss(torch, model, tensors, index, noise, config: TrainConfig, tempo=None):
+def window_loss(torch, model, tensors, index, noise, config: TrainConfig, warp=None):
     """Mean squared error on the windows `index` of the normalised (inputs, outputs, phases),
     the inputs (and a PFNN's phases) with the training noise (None: none) and a DeepPhase
-    manifold's tempo and amplitude noise (ManifoldNoise, None: none)."""
+    manifold's tempo and amplitude noise `warp` (ManifoldNoise, None: none)."""
     Xn, Yn, Pt = tensors
     inputs = Xn[index]
-    if tempo is not None:
-        inputs = tempo(torch, inputs, Yn[index])
+    if warp is not None:
+        inputs = warp(torch, inputs, Yn[index])
     if noise is not None:   # robustness to the runtime's own, imperfect feedback
         inputs = inputs + noise * torch.randn_like(inputs)
     phases = Pt[index]
@@ -352,7 +352,7 @@ def window_loss(torch, model, tensors, index, noise, config: TrainConfig, tempo=
 
 
 def train_on_rollouts(torch, model, optimiser, rollouts: Rollouts, tensors, noise, config: TrainConfig, bar, log,
-                      tempo=None):
+                      warp=None):
     """`config.rollout_updates` updates, each on `config.rollout_sequences` runs (rollout.py) and
     a batch of ordinary windows beside them (trained on runs alone, the MANN turned slower: 20 of
     96 eval cases over the turning bar against 7), the rate falling along a cosine from
@@ -371,7 +371,7 @@ def train_on_rollouts(torch, model, optimiser, rollouts: Rollouts, tensors, nois
             loss = rollouts.loss(torch, model, *tensors, starts, noise)
             index = torch.as_tensor(rng.integers(0, len(tensors[0]), config.batch_size)).to(config.device)
             optimiser.zero_grad()
-            (loss + window_loss(torch, model, tensors, index, noise, config, tempo) + config.l1 * model.l1()).backward()
+            (loss + window_loss(torch, model, tensors, index, noise, config, warp) + config.l1 * model.l1()).backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), ROLLOUT_GRADIENT_NORM)
             optimiser.step()
             total = total + loss.detach()

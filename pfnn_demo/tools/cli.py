@@ -283,6 +283,11 @@ def build_parser() -> argparse.ArgumentParser:
                               "result (weight-space ensembling, WiSE-FT): 0 keeps the fine-tuned weights, 0.25 "
                               "moves them a quarter of the way back to where they started (default 0; "
                               "docs/training.md)")
+    trainer.add_argument("--window-cache", metavar="DIR",
+                         help="keep the training windows in this folder and read them back when training again "
+                              "on the same data, options and code: a DeepPhase fine-tune or recipe trial then "
+                              "skips the 16 minutes of encoding the manifold (about 6 GB per entry on the "
+                              "shipped data; docs/training.md)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     trainer.add_argument("--device", default="cpu", help="torch device (default cpu; cuda when you have one)")

@@ -25,6 +25,7 @@ from ...sim.deepphase import output_groups
 from ...sim.networks import file_md5, read_network_weights
 from .manifold_windows import clip_manifold, manifold_windows
 from .trainer import _progress, _torch, export, keep_initial, recipe, train
+from .window_cache import cached_windows, check_writable, window_key
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
                        "The database was created with funding from NSF EIA-0196217.")
@@ -487,6 +488,9 @@ def train_from_folder(args, log=None) -> Path:
     model_kind = getattr(args, "model", "pfnn")
     phases = _phase_encoder(args, log) if model_kind == "deepphase" else None     # a bad file: at once
     initial = _network_to_start_from(args, model_kind, log)
+    cache = getattr(args, "window_cache", None)
+    if cache:
+        check_writable(Path(cache))                 # before minutes of labelling
     grounded = getattr(args, "ground_feet", False)
     leave_out = getattr(args, "leave_out", None) or []
     clips = clips_from_folders(args.data, log, grounded, leave_out)
@@ -509,14 +513,27 @@ def train_from_folder(args, log=None) -> Path:
                     rollout_updates=getattr(args, "rollout_updates", None),
                     rollout_trajectory=getattr(args, "rollout_trajectory", False) or None)
     walls_share, jog_sides = config.walls_share, config.jog_side_steps
-    X, Y, P, follows = windows(training, jumps=jumps, walls_share=walls_share, jog_sides=jog_sides, phases=phases,
-                               progress=sys.stderr.isatty())
-    try:
-        validation = (windows(held_out, jumps=jumps, walls_share=walls_share, jog_sides=jog_sides, phases=phases)[:3]
-                      if held_out else None)
-    except PfnnError:
-        validation = None
-        log("the held-out clips give no whole window: training without validation")
+
+    def build():
+        built = windows(training, jumps=jumps, walls_share=walls_share, jog_sides=jog_sides, phases=phases,
+                        progress=sys.stderr.isatty())
+        try:
+            held = (windows(held_out, jumps=jumps, walls_share=walls_share, jog_sides=jog_sides, phases=phases)[:3]
+                    if held_out else None)
+        except PfnnError:
+            held = None
+            log("the held-out clips give no whole window: training without validation")
+        return built, held
+
+    if cache:
+        options = {"model": model_kind, "jumps": jumps, "walls_share": walls_share, "jog_sides": jog_sides,
+                   "grounded": grounded, "leave_out": sorted(leave_out)}
+        folders = args.data if isinstance(args.data, list) else [args.data]
+        key = window_key(folders, options, args.phases if phases is not None else None)
+        (X, Y, P, follows), validation = cached_windows(cache, key, build, log,
+                                                        {"data": [str(f) for f in folders], **options})
+    else:
+        (X, Y, P, follows), validation = build()
     log(f"{len(X)} training windows (with mirrors) from {len(training)} clips"
         + (f", {len(validation[0])} validation windows from {len(held_out)} held-out clips" if validation else ""))
     for name, array in (("inputs", X), ("outputs", Y), ("phases", P)):

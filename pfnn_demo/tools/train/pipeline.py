@@ -436,6 +436,18 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_s
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
 
 
+def training_windows(training: list, held_out: list, phases, shape: dict, log) -> tuple:
+    """The windows (X, Y, P, follows) of the training clips and (X, Y, P) of the held-out ones,
+    None where they give no whole window; `shape` holds windows()'s jumps, walls_share and jog_sides."""
+    built = windows(training, phases=phases, progress=sys.stderr.isatty(), **shape)
+    try:
+        held = windows(held_out, phases=phases, **shape)[:3] if held_out else None
+    except PfnnError:
+        held = None
+        log("the held-out clips give no whole window: training without validation")
+    return built, held
+
+
 def held_out_clips(clips: list) -> list:
     """The clips a manifest marks for validation; without any, the last gait-cycle clip of every
     category that has another clip: validation that leaves every kind of motion in the training
@@ -513,25 +525,17 @@ def train_from_folder(args, log=None) -> Path:
                     rollout_updates=getattr(args, "rollout_updates", None),
                     rollout_trajectory=getattr(args, "rollout_trajectory", False) or None)
     walls_share, jog_sides = config.walls_share, config.jog_side_steps
+    shape = {"jumps": jumps, "walls_share": walls_share, "jog_sides": jog_sides}
 
     def build():
-        built = windows(training, jumps=jumps, walls_share=walls_share, jog_sides=jog_sides, phases=phases,
-                        progress=sys.stderr.isatty())
-        try:
-            held = (windows(held_out, jumps=jumps, walls_share=walls_share, jog_sides=jog_sides, phases=phases)[:3]
-                    if held_out else None)
-        except PfnnError:
-            held = None
-            log("the held-out clips give no whole window: training without validation")
-        return built, held
+        return training_windows(training, held_out, phases, shape, log)
 
     if cache:
-        options = {"model": model_kind, "jumps": jumps, "walls_share": walls_share, "jog_sides": jog_sides,
-                   "grounded": grounded, "leave_out": sorted(leave_out)}
         folders = args.data if isinstance(args.data, list) else [args.data]
-        key = window_key(folders, options, args.phases if phases is not None else None)
+        made_of = {**shape, "grounded": grounded, "leave_out": sorted(leave_out)}
+        key = window_key(folders, made_of, args.phases if phases is not None else None)
         (X, Y, P, follows), validation = cached_windows(cache, key, build, log,
-                                                        {"data": [str(f) for f in folders], **options})
+                                                        {"data": [str(f) for f in folders], **made_of})
     else:
         (X, Y, P, follows), validation = build()
     log(f"{len(X)} training windows (with mirrors) from {len(training)} clips"

@@ -778,3 +778,25 @@ def test_the_shipped_mann_script_trains_its_two_steps_with_the_cli():
     # The fine-tune starts from the first step, keeps three quarters of it and writes the shipped file.
     assert parsed[1].init == parsed[0].out and parsed[1].out == "network/mann.npz"
     assert parsed[1].keep_init == 0.75 and parsed[1].jog_side_steps == "any" and parsed[1].seed == 1
+
+
+def test_the_shipped_deepphase_script_fine_tunes_its_first_step_on_the_windows_it_kept():
+    from pfnn_demo.tools.average import average_shares, parse_part
+    from pfnn_demo.tools.cli import build_parser
+
+    commands = _recipe_commands("train_deepphase.sh", "network/deepphase.npz")
+    assert [words[1] for words in commands] == ["train", "train", "average"]
+    parsed = [build_parser().parse_args(words[1:]) for words in commands[:2]]
+    assert all(args.model == "deepphase" and args.data == ["data"] for args in parsed)
+    # Both steps share one window cache: the same data and window options, so one entry.
+    assert parsed[0].window_cache == parsed[1].window_cache is not None
+    for option in ("no_jumps_over_bars", "walls_share", "jog_side_steps", "ground_feet", "leave_out"):
+        assert getattr(parsed[0], option) == getattr(parsed[1], option), option
+    assert parsed[1].init == parsed[0].out
+    assert (parsed[1].manifold_tempo, parsed[1].manifold_amplitude, parsed[1].epochs) == (0.2, 0.5, 1)
+    # Last, the fine-tune with a quarter of its start mixed back in, written to the shipped file.
+    average = build_parser().parse_args(commands[-1][1:])
+    assert average.out == "network/deepphase.npz"
+    parts = [parse_part(part) for part in average.networks]
+    assert [name for name, _ in parts] == [parsed[1].out, parsed[0].out]
+    assert average_shares([share for _, share in parts]) == pytest.approx([0.75, 0.25])

@@ -106,4 +106,11 @@ def test_a_cache_that_cannot_be_written_is_a_one_line_error_before_any_work(tmp_
                  "--out", str(tmp_path / "out.npz")]) == 2
     captured = capsys.readouterr().err.strip().splitlines()
     assert len(captured) == 1 and "--window-cache" in captured[0], captured
-    assert not (tmp_path / "out.npz").exists()
+    # Inside a data folder its files would be read as clips: refused the same way.
+    data = tmp_path / "data"
+    shutil.copytree(REPO / "data" / "motions", data)
+    assert main(["train", "--data", str(data), "--window-cache", str(data / "cache"),
+                 "--out", str(tmp_path / "out.npz")]) == 2
+    captured = capsys.readouterr().err.strip().splitlines()
+    assert len(captured) == 1 and "outside the data folder" in captured[0], captured
+    assert not (data / "cache").exists() and not (tmp_path / "out.npz").exists()

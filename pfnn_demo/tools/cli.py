@@ -286,8 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--window-cache", metavar="DIR",
                          help="keep the training windows in this folder and read them back when training again "
                               "on the same data, options and code: a DeepPhase fine-tune or recipe trial then "
-                              "skips the 16 minutes of encoding the manifold (about 6 GB per entry on the "
-                              "shipped data; docs/training.md)")
+                              "skips the 19 minutes of building them and encoding the manifold (5.6 GB per "
+                              "entry on the shipped data; outside the data folders; docs/training.md)")
     trainer.add_argument("--checkpoint", metavar="FILE", help="save a checkpoint after every epoch here")
     trainer.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     trainer.add_argument("--device", default="cpu", help="torch device (default cpu; cuda when you have one)")

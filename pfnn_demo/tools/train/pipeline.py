@@ -25,7 +25,7 @@ from ...sim.deepphase import output_groups
 from ...sim.networks import file_md5, read_network_weights
 from .manifold_windows import clip_manifold, manifold_windows
 from .trainer import _progress, _torch, export, keep_initial, recipe, train
-from .window_cache import cached_windows, check_writable, window_key
+from .window_cache import cached_windows, check_folder, window_key
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
                        "The database was created with funding from NSF EIA-0196217.")
@@ -502,7 +502,7 @@ def train_from_folder(args, log=None) -> Path:
     initial = _network_to_start_from(args, model_kind, log)
     cache = getattr(args, "window_cache", None)
     if cache:
-        check_writable(Path(cache))                 # before minutes of labelling
+        check_folder(Path(cache), args.data if isinstance(args.data, list) else [args.data])   # before labelling
     grounded = getattr(args, "ground_feet", False)
     leave_out = getattr(args, "leave_out", None) or []
     clips = clips_from_folders(args.data, log, grounded, leave_out)

@@ -10,10 +10,10 @@ play then follows the manifold's pace less and the trajectory more.
 
 Amplitude noise scales each window's channels by factors of their own around 1 (the phases and
 the outputs stay): in play the network is fed the amplitudes it predicted, and with the tempo
-noise alone they settled at half the captured walks'. The shipped controller was fine-tuned for
-one epoch with both (tempo 0.2, amplitude 0.3): it met more bars than the controller it started
-from, and than either that epoch without noise or with the tempo noise alone
-(docs/controllers.md, Training DeepPhase). Neither is in the recipe that trains from scratch.
+noise alone they settled at half the captured walks'. The shipped controller's second step is
+one epoch with both (tempo 0.2, amplitude 0.5; scripts/train_deepphase.sh): with them it meets
+more bars than without (docs/controllers.md, Training DeepPhase). The recipe that trains from
+scratch takes neither.
 """
 
 from __future__ import annotations

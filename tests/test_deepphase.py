@@ -98,6 +98,30 @@ def test_the_runtime_is_a_mixture_of_experts_gated_by_the_phase_manifold(deeppha
     assert np.abs(network.gate_weights - blend).max() > 1e-3
 
 
+def test_each_characters_expert_blend_eases_towards_the_gates_on_the_manifold(deepphase_path):
+    from pfnn_demo.sim.features import read_output
+    from pfnn_demo.sim.policy import policy_for
+
+    network = load_network(deepphase_path)
+    weights = network.weights
+    policy = policy_for(network)
+    state = policy.initial_state(3)
+    rng = np.random.default_rng(3)
+    blends = []
+    for _ in range(4):
+        x = weights.Xmean[:INPUT_SIZE] + rng.normal(size=(3, INPUT_SIZE)).astype(np.float32) * weights.Xstd[:INPUT_SIZE]
+        full = np.concatenate([x, deepphase.manifold_input(state["manifold"])], axis=1)
+        gate = network.gate((full - weights.Xmean) / weights.Xstd)
+        before = state["blend"].copy()
+        y, used = policy.evaluate(x, state)
+        # The first step takes the gate's blend; later ones move gate_ease of the way to it.
+        expected = gate if np.isnan(before).all() else before + policy.gate_ease * (gate - before)
+        np.testing.assert_allclose(used["experts_used"], expected, atol=1e-5)
+        policy.advance(state, y, read_output(y), np.ones(3))
+        blends.append(state["blend"].copy())
+    assert 0 < policy.gate_ease < 1 and np.abs(np.diff(blends, axis=0)).max() > 1e-4
+
+
 def test_damaged_or_mismatched_files_are_one_line_errors(tmp_path, deepphase_path):
     with np.load(deepphase_path) as data:
         arrays = {key: data[key] for key in data.files}

@@ -75,6 +75,31 @@ def original_network_path(tmp_path_factory, original_weights):
     return path
 
 
+def step_expert_blends(network, state_inputs, rows: int = 3, steps: int = 4, seed: int = 2):
+    """Evaluate a gated kind's policy `steps` times on random inputs, asserting each step's blend is
+    the gate's on the first step and `gate_ease` of the way to it after; `state_inputs(x, state)`
+    gives the whole input the gate reads. Returns the policy, its state and the blends."""
+    from pfnn_demo.sim.features import INPUT_SIZE, read_output
+    from pfnn_demo.sim.policy import policy_for
+
+    weights = network.weights
+    policy = policy_for(network)
+    state = policy.initial_state(rows)
+    rng = np.random.default_rng(seed)
+    mean, std = weights.Xmean[:INPUT_SIZE], weights.Xstd[:INPUT_SIZE]
+    blends = []
+    for _ in range(steps):
+        x = mean + rng.normal(size=(rows, INPUT_SIZE)).astype(np.float32) * std
+        gate = network.gate((state_inputs(x, state) - weights.Xmean) / weights.Xstd)
+        before = state["blend"].copy()
+        y, used = policy.evaluate(x, state)
+        expected = gate if np.isnan(before).all() else before + policy.gate_ease * (gate - before)
+        np.testing.assert_allclose(used["experts_used"], expected, atol=1e-5)
+        policy.advance(state, y, read_output(y), np.ones(rows))
+        blends.append(state["blend"].copy())
+    return policy, state, np.array(blends)
+
+
 def random_script_dict(seed: int, seconds: float) -> dict:
     """A seeded random input script: sticks anywhere in the disc, random triggers and toggles."""
     rng = np.random.default_rng(seed)

@@ -15,7 +15,7 @@ from pfnn_demo.sim.deepphase import (AMPLITUDE, FREQUENCY, MANIFOLD_FRAMES, NOW,
 from pfnn_demo.sim.features import FUTURE_SAMPLES, INPUT, INPUT_SIZE, OUTPUT_SIZE, SAMPLES
 from pfnn_demo.sim.mann import MannWeights, predict_naive, save_mann
 
-from conftest import REPO, make_random_weights
+from conftest import REPO, make_random_weights, step_expert_blends
 
 SHIPPED = REPO / "network" / "deepphase.npz"
 CHANNELS = 2
@@ -99,26 +99,11 @@ def test_the_runtime_is_a_mixture_of_experts_gated_by_the_phase_manifold(deeppha
 
 
 def test_each_characters_expert_blend_eases_towards_the_gates_on_the_manifold(deepphase_path):
-    from pfnn_demo.sim.features import read_output
-    from pfnn_demo.sim.policy import policy_for
+    # The gate reads the manifold beside the 342; its blend eases as the MANN's does.
+    def with_manifold(x, state):
+        return np.concatenate([x, deepphase.manifold_input(state["manifold"])], axis=1)
 
-    network = load_network(deepphase_path)
-    weights = network.weights
-    policy = policy_for(network)
-    state = policy.initial_state(3)
-    rng = np.random.default_rng(3)
-    blends = []
-    for _ in range(4):
-        x = weights.Xmean[:INPUT_SIZE] + rng.normal(size=(3, INPUT_SIZE)).astype(np.float32) * weights.Xstd[:INPUT_SIZE]
-        full = np.concatenate([x, deepphase.manifold_input(state["manifold"])], axis=1)
-        gate = network.gate((full - weights.Xmean) / weights.Xstd)
-        before = state["blend"].copy()
-        y, used = policy.evaluate(x, state)
-        # The first step takes the gate's blend; later ones move gate_ease of the way to it.
-        expected = gate if np.isnan(before).all() else before + policy.gate_ease * (gate - before)
-        np.testing.assert_allclose(used["experts_used"], expected, atol=1e-5)
-        policy.advance(state, y, read_output(y), np.ones(3))
-        blends.append(state["blend"].copy())
+    policy, _, blends = step_expert_blends(load_network(deepphase_path), with_manifold, seed=3)
     assert 0 < policy.gate_ease < 1 and np.abs(np.diff(blends, axis=0)).max() > 1e-4
 
 

@@ -13,7 +13,7 @@ from pfnn_demo.sim.mann import GATE_INPUTS, MannWeights, ModeAdaptiveNetwork, pr
 from pfnn_demo.sim.phase_network import PhaseFunctionedNetwork
 from pfnn_demo.sim.weights import save_npz
 
-from conftest import REPO, make_random_weights
+from conftest import REPO, make_random_weights, step_expert_blends
 
 SHIPPED_MANN = REPO / "network" / "mann.npz"
 
@@ -106,25 +106,8 @@ def test_the_crowd_steps_a_mann_and_the_player_carries_on_across_a_switch(mann_p
 
 
 def test_each_characters_expert_blend_eases_towards_the_gates(mann_path):
-    from pfnn_demo.sim.features import read_output
-    from pfnn_demo.sim.policy import policy_for
-
-    network = load_network(mann_path)
-    policy = policy_for(network)
-    state = policy.initial_state(3)
-    weights = make_mann_weights()
-    rng = np.random.default_rng(2)
-    blends = []
-    for _ in range(4):
-        x = weights.Xmean + rng.normal(size=(3, 342)).astype(np.float32) * weights.Xstd
-        before = state["blend"].copy()
-        y, used = policy.evaluate(x, state)
-        gate = network.gate((x - weights.Xmean) / weights.Xstd)
-        # The first step takes the gate's blend; later ones move gate_ease of the way to it.
-        expected = gate if np.isnan(before).all() else before + policy.gate_ease * (gate - before)
-        np.testing.assert_allclose(used["experts_used"], expected, atol=1e-5)
-        policy.advance(state, y, read_output(y), np.ones(3))
-        blends.append(state["blend"].copy())
+    # The first step takes the gate's blend; later ones move gate_ease of the way to it.
+    policy, state, blends = step_expert_blends(load_network(mann_path), lambda x, state: x)
     assert 0 < policy.gate_ease < 1 and np.abs(np.diff(blends, axis=0)).max() > 1e-4
     # Snapshots carry the blend; one without it (another kind's) takes the gate's afresh.
     policy.restore(state, {"phase": np.zeros(1)}, [1])

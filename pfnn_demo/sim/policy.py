@@ -123,7 +123,7 @@ class ManifoldPolicy(ExpertPolicy):
 
     kind = deepphase.KIND
     state_keys = ("phase", "blend", "manifold")
-    # Eased as the MANN's (gate_ease 0.5): the manifold moves smoothly, but the gate also reads the
+    # Eased as the MANN's (its gate_ease): the manifold moves smoothly, but the gate also reads the
     # trajectory's far future, which jumps with the stick. Followed at once, the shipped network
     # snapped in 805 frames over eval's 96 cases, eased in 505 (the original 565).
 

@@ -90,7 +90,8 @@ def step_expert_blends(network, state_inputs, rows: int = 3, steps: int = 4, see
     blends = []
     for _ in range(steps):
         x = mean + rng.normal(size=(rows, INPUT_SIZE)).astype(np.float32) * std
-        gate = network.gate((state_inputs(x, state) - weights.Xmean) / weights.Xstd)
+        gate = network.gate((state_inputs(x, state) - weights.Xmean) / weights.Xstd,
+                            state["phase"] if getattr(network, "gate_phase", False) else None)
         before = state["blend"].copy()
         y, used = policy.evaluate(x, state)
         expected = gate if np.isnan(before).all() else before + policy.gate_ease * (gate - before)

@@ -18,21 +18,23 @@ from conftest import REPO, make_random_weights, step_expert_blends
 SHIPPED_MANN = REPO / "network" / "mann.npz"
 
 
-def make_mann_weights(seed: int = 0, experts: int = 4, sizes=(342, 48, 40, 311), gate_hidden: int = 16) -> MannWeights:
-    """A small random MANN with the runtime's input and output layout."""
+def make_mann_weights(seed: int = 0, experts: int = 4, sizes=(342, 48, 40, 311), gate_hidden: int = 16,
+                      gate_phase: bool = False) -> MannWeights:
+    """A small random MANN with the runtime's input and output layout (its gate reading the
+    phase too with `gate_phase`)."""
     rng = np.random.default_rng(seed)
     arrays = {}
     for layer, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         arrays[f"W{layer}"] = rng.normal(0, 1 / np.sqrt(n_in), (experts, n_out, n_in)).astype(np.float32)
         arrays[f"b{layer}"] = rng.normal(0, 0.1, (experts, n_out)).astype(np.float32)
-    for layer, (n_in, n_out) in enumerate(zip((len(GATE_INPUTS), gate_hidden, gate_hidden),
+    for layer, (n_in, n_out) in enumerate(zip((len(GATE_INPUTS) + 2 * gate_phase, gate_hidden, gate_hidden),
                                               (gate_hidden, gate_hidden, experts))):
         arrays[f"G{layer}"] = rng.normal(0, 1 / np.sqrt(n_in), (n_out, n_in)).astype(np.float32)
         arrays[f"g{layer}"] = rng.normal(0, 0.1, n_out).astype(np.float32)
     base = make_random_weights(seed)
     # Small output deviations keep a random network's poses near its mean in play.
     return MannWeights(**arrays, gate_inputs=GATE_INPUTS.copy(), Xmean=base.Xmean, Xstd=base.Xstd,
-                       Ymean=base.Ymean, Ystd=base.Ystd * 0.01, provenance="random MANN")
+                       Ymean=base.Ymean, Ystd=base.Ystd * 0.01, provenance="random MANN", gate_phase=gate_phase)
 
 
 @pytest.fixture
@@ -182,6 +184,40 @@ def test_the_window_switches_controllers_live_and_shows_modes_only_where_they_ap
     target = OffscreenTarget(gl, (320, 240))
     demo.render(target.framebuffer)
     assert target.read().std() > 5
+
+
+def test_a_gate_that_reads_the_phase_blends_by_the_phase_each_character_carries(tmp_path, mann_path):
+    weights = make_mann_weights(seed=3, gate_phase=True)
+    path = tmp_path / "phase_gate.npz"
+    save_mann(weights, path, experts_dtype=np.float32)
+    network = load_network(path)
+    assert network.gate_phase and bool(np.load(path)["gate_phase"])
+    # Files from before the option read as gates of their inputs alone.
+    assert "gate_phase" not in np.load(mann_path).files and not load_network(mann_path).gate_phase
+    rng = np.random.default_rng(4)
+    x = np.repeat(weights.Xmean + rng.normal(size=(1, 342)).astype(np.float32) * weights.Xstd, 3, axis=0)
+    phases = np.array([0.0, 2.0, 4.0])
+    batch = network.predict_batch(x, phases)
+    expected = np.stack([predict_naive(weights, row, phase) for row, phase in zip(x, phases)])
+    assert np.abs(batch - expected).max() < 1e-4 * np.abs(expected - weights.Ymean).max()
+    # The same input at three phases: three blends, as a phase-functioned network's weights move.
+    assert np.abs(np.diff(network.gate_weights, axis=0)).max() > 1e-3
+    with pytest.raises(ValueError, match="reads the phase"):
+        network.predict_batch(x)
+    # In play, each character's carried phase reaches the gate, eased as any MANN's blend.
+    policy, state, _ = step_expert_blends(network, lambda x, state: x, steps=3)
+    first = network.gate_weights.copy()
+    state["phase"] = (state["phase"] + np.pi) % (2 * np.pi)
+    state["blend"][:] = np.nan
+    policy.evaluate(np.repeat(x[:1], len(state["phase"]), axis=0), state)
+    assert np.abs(network.gate_weights - first).max() > 1e-3
+    # A file whose gate layer does not take the phase beside its inputs is refused.
+    with np.load(path) as data:
+        arrays = {key: data[key] for key in data.files}
+    arrays["gate_phase"] = np.bool_(False)
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(WeightsError, match="gate layer G0"):
+        load_network(tmp_path / "bad.npz")
 
 
 def test_training_a_mann_is_reproducible_and_its_file_plays(tmp_path):

@@ -693,6 +693,20 @@ def test_keeping_a_share_of_the_start_without_a_start_is_a_one_line_error(tmp_pa
     assert not (tmp_path / "out.npz").exists()
 
 
+def test_a_phase_reading_gate_for_another_kind_or_from_a_gate_without_it_is_a_one_line_error(tmp_path, capsys):
+    pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.tools.cli import main
+
+    mann = REPO / "network" / "mann.npz"
+    for words, expected in ((["--model", "pfnn"], "--model mann"),
+                            (["--model", "mann", "--init", str(mann)], "leave --gate-phase out")):
+        assert main(["train", "--gate-phase", *words, "--data", str(REPO_DATA / "motions"),
+                     "--out", str(tmp_path / "out.npz")]) == 2
+        error = capsys.readouterr().err.strip().splitlines()
+        assert len(error) == 1 and expected in error[0], error
+        assert not (tmp_path / "out.npz").exists()
+
+
 def test_fine_tuning_a_network_it_cannot_hold_is_a_one_line_error_before_any_work(tmp_path, capsys):
     pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
     from pfnn_demo.tools.cli import main

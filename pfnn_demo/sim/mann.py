@@ -5,7 +5,8 @@ A small gating network reads a few of the inputs and gives a softmax over K expe
 network's weights and biases are the gate-weighted blend of the experts' (three layers, ELU).
 Inputs and outputs are the PFNN's (features.INPUT, features.OUTPUT) and no phase goes in: the
 `phase_step` output is still trained, so a phase is predicted and carried for the HUD and
-recordings, but nothing reads it back into the network.
+recordings; the motion network never reads it back, and the gate only where the file says
+`gate_phase` (a trial against the glide, docs/controllers.md).
 
 The gate reads what the paper chose, in this biped's inputs (GATE_INPUTS): the end effectors'
 velocities (feet and hands), the target velocity (the future trajectory positions relative to
@@ -15,6 +16,7 @@ the root) and facing, and the gait (action) now.
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +42,7 @@ EXPERT_LAYERS = ("W0", "b0", "W1", "b1", "W2", "b2")
 GATE_LAYERS = ("G0", "g0", "G1", "g1", "G2", "g2")
 NORMALISATION = ("Xmean", "Xstd", "Ymean", "Ystd")
 KIND = "mann"
+PHASE_GATE_INPUTS = 2      # the carried phase's cosine and sine, for a gate that reads it
 
 
 @dataclasses.dataclass
@@ -68,6 +71,9 @@ class MannWeights:
     heel_contacts: bool = True
     joint_count: int = 31
     trajectory_samples: int = 12
+    # The gate also reads the phase the network carries (its cosine and sine after gate_inputs),
+    # as the Neural State Machine's gate does (Starke et al. 2019); the motion network does not.
+    gate_phase: bool = False
 
     @property
     def experts(self) -> int:
@@ -103,7 +109,7 @@ class MannWeights:
         index = np.asarray(self.gate_inputs)
         if index.ndim != 1 or index.size == 0 or index.min() < 0 or index.max() >= self.Xmean.shape[0]:
             raise WeightsError(f"gate_inputs must index the {self.Xmean.shape[0]} inputs", source)
-        previous = index.size
+        previous = index.size + (PHASE_GATE_INPUTS if self.gate_phase else 0)
         for name, (w, b) in zip(("G0", "G1", "G2"), self.gate_layers()):
             if w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != previous:
                 raise WeightsError(f"gate layer {name} has shape {w.shape} (biases {b.shape}); "
@@ -132,8 +138,9 @@ def save_mann(weights: MannWeights, path: str | Path, experts_dtype=np.float16, 
     weights.validate(path)
     arrays = {name: np.ascontiguousarray(getattr(weights, name), dtype=experts_dtype if name[0] == "W" else np.float32)
               for name in EXPERT_LAYERS + GATE_LAYERS + NORMALISATION}
+    extra = {"gate_phase": np.bool_(True)} if weights.gate_phase else {}
     np.savez_compressed(path, **npz_header(weights, kind),
-                        gate_inputs=np.asarray(weights.gate_inputs, np.int64), **arrays)
+                        gate_inputs=np.asarray(weights.gate_inputs, np.int64), **extra, **arrays)
 
 
 def mann_from_arrays(contents: dict, path: Path) -> MannWeights:
@@ -148,7 +155,8 @@ def mann_from_arrays(contents: dict, path: Path) -> MannWeights:
         provenance=str(contents.get("provenance", "")),
         heel_contacts=bool(contents.get("heel_contacts", True)),
         joint_count=int(contents.get("joint_count", 31)),
-        trajectory_samples=int(contents.get("trajectory_samples", 12)))
+        trajectory_samples=int(contents.get("trajectory_samples", 12)),
+        gate_phase=bool(contents.get("gate_phase", False)))
     weights.validate(path)
     return weights
 
@@ -203,9 +211,20 @@ class ModeAdaptiveNetwork:
             raise ValueError(f"a mode-adaptive network has no modes (given {mode!r}): its experts are "
                              "blended by its gate")
 
-    def gate(self, x_normalised: np.ndarray) -> np.ndarray:
-        """(N, 342) normalised inputs -> (N, K) expert weights (softmax)."""
+    @property
+    def gate_phase(self) -> bool:
+        """Whether the gate reads the carried phase beside its inputs."""
+        return self.weights.gate_phase
+
+    def gate(self, x_normalised: np.ndarray, phase: np.ndarray | None = None) -> np.ndarray:
+        """(N, 342) normalised inputs (and, for a gate that reads it, the phase (N,) in radians)
+        -> (N, K) expert weights (softmax)."""
         hidden = x_normalised[:, self._gate_inputs]
+        if self.gate_phase:
+            if phase is None:
+                raise ValueError("this MANN's gate reads the phase: give one per character")
+            phase = np.asarray(phase, np.float32).reshape(-1, 1)
+            hidden = np.concatenate([hidden, np.cos(phase), np.sin(phase)], axis=1)
         last = len(self._gate) - 1
         for depth, (w, b) in enumerate(self._gate):
             hidden = hidden @ w + b
@@ -213,14 +232,15 @@ class ModeAdaptiveNetwork:
                 hidden = elu(hidden)
         return softmax(hidden)
 
-    def predict_batch(self, x: np.ndarray, _unused=None, blend_from: np.ndarray | None = None,
+    def predict_batch(self, x: np.ndarray, phase: np.ndarray | None = None, blend_from: np.ndarray | None = None,
                       ease: float = 1.0) -> np.ndarray:
         """Many inputs (N, input_size) -> outputs (N, output_size); the experts' blend of each
-        row is left in `gate_weights`. With `blend_from` (N, K), the last blend of each row, the
-        blend moves only `ease` of the way from it to the gate's (rows of NaN take the gate's)."""
+        row is left in `gate_weights`. `phase` (N,) radians is read only by a gate that reads it.
+        With `blend_from` (N, K), the last blend of each row, the blend moves only `ease` of the
+        way from it to the gate's (rows of NaN take the gate's)."""
         x = np.atleast_2d(np.asarray(x, dtype=np.float32))
         hidden = (x - self._x_mean) * self._x_scale
-        blend = self.gate(hidden).astype(np.float32)
+        blend = self.gate(hidden, phase).astype(np.float32)
         if blend_from is not None and ease < 1.0:
             eased = blend_from + np.float32(ease) * (blend - blend_from)
             blend = np.where(np.isnan(blend_from), blend, eased)
@@ -233,9 +253,9 @@ class ModeAdaptiveNetwork:
                 hidden = elu(hidden)
         return hidden * self._y_std + self._y_mean
 
-    def predict(self, x: np.ndarray, _unused=None) -> np.ndarray:
-        """One input (input_size,) -> a new output (output_size,)."""
-        return self.predict_batch(np.asarray(x)[None])[0]
+    def predict(self, x: np.ndarray, phase: float | None = None) -> np.ndarray:
+        """One input (input_size,) (and the phase, for a gate that reads it) -> a new output (output_size,)."""
+        return self.predict_batch(np.asarray(x)[None], None if phase is None else np.array([phase]))[0]
 
     @property
     def nbytes(self) -> dict[str, int]:
@@ -244,11 +264,13 @@ class ModeAdaptiveNetwork:
         return {"mode_tables": 0, "control_points": total, "total": total}
 
 
-def predict_naive(weights: MannWeights, x: np.ndarray) -> np.ndarray:
+def predict_naive(weights: MannWeights, x: np.ndarray, phase: float | None = None) -> np.ndarray:
     """Reference evaluation straight from the paper, float64: blend each layer's expert matrices
     by the gate, then multiply. Independent of the stacked runtime above; used to check it."""
     h = (np.asarray(x, np.float64) - weights.Xmean) / weights.Xstd
     g = h[np.asarray(weights.gate_inputs)]
+    if weights.gate_phase:
+        g = np.concatenate([g, [math.cos(phase), math.sin(phase)]])
     for depth, (w, b) in enumerate(weights.gate_layers()):
         g = w.astype(np.float64) @ g + b
         if depth < 2:

@@ -73,7 +73,8 @@ class ExpertPolicy(_PhaseCarrier):
     """The mode-adaptive network: its gate blends the experts from the input alone, and each
     character's blend moves `gate_ease` of the way towards the gate's each frame. The phase it
     predicts (its phase-step output, trained as the PFNN's) is carried for the HUD and
-    recordings, never fed back; what the last step used is the experts' blend."""
+    recordings, and read back only by a gate that reads the phase (mann.MannWeights.gate_phase),
+    never by the motion network; what the last step used is the experts' blend."""
 
     kind = "mann"
     state_keys = ("phase", "blend")
@@ -92,7 +93,7 @@ class ExpertPolicy(_PhaseCarrier):
         state["blend"][index] = pose.get("blend", np.nan)
 
     def evaluate(self, x: np.ndarray, state: dict) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        y = self.network.predict_batch(x, blend_from=state["blend"], ease=self.gate_ease)
+        y = self.network.predict_batch(x, state["phase"], blend_from=state["blend"], ease=self.gate_ease)
         return y, {"experts_used": self.network.gate_weights}
 
     def advance(self, state: dict, y: np.ndarray, out: dict, stand_amount: np.ndarray) -> None:

@@ -217,6 +217,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"hidden units per layer ({_recipe_defaults('hidden')})")
     trainer.add_argument("--experts", type=_integer(2), default=recipe.experts,
                          help="a MANN's or DeepPhase controller's experts (default %(default)s)")
+    trainer.add_argument("--gate-phase", action="store_true",
+                         help="for --model mann: the gate also reads the phase (the labelled one in training, the "
+                              "one the network predicts and carries in play), as the Neural State Machine's gate "
+                              "does; the motion network still reads no phase")
     trainer.add_argument("--batch-size", type=_integer(1), default=recipe.batch_size, help="mini-batch size (default %(default)s)")
     trainer.add_argument("--learning-rate", type=_number(0.0, above=True), default=recipe.learning_rate,
                          help="Adam's (a MANN: AdamW's) peak step size (default %(default)s)")

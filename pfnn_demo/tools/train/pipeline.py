@@ -519,6 +519,7 @@ def train_from_folder(args, log=None) -> Path:
                     manifold_amplitude=getattr(args, "manifold_amplitude", None), seed=args.seed,
                     device=args.device, experts=sizes.get("experts", getattr(args, "experts", None)),
                     gate_hidden=sizes.get("gate_hidden"),
+                    gate_phase=sizes.get("gate_phase", getattr(args, "gate_phase", False)) or None,
                     walls_share=getattr(args, "walls_share", None),
                     jog_side_steps=getattr(args, "jog_side_steps", None),
                     rollout_frames=getattr(args, "rollout_frames", None),
@@ -557,7 +558,7 @@ def train_from_folder(args, log=None) -> Path:
     names = ", ".join(c.name for c in clips)
     sources = {c.source for c in clips}
     kind = {"mann": f"A mode-adaptive network (MANN: {config.experts} experts, a gate of two layers of "
-                    f"{config.gate_hidden}, AdamW with weight decay {config.weight_decay}). ",
+                    f"{config.gate_hidden}{' reading its phase too' if config.gate_phase else ''}, AdamW with weight decay {config.weight_decay}). ",
             "deepphase": f"A DeepPhase controller ({config.experts} experts, a gate of two layers of "
                          f"{config.gate_hidden} reading the phase manifold of {phases.channels if phases else 0} "
                          f"channels along the trajectory, AdamW with weight decay {config.weight_decay}; "
@@ -568,7 +569,7 @@ def train_from_folder(args, log=None) -> Path:
                                       if initial is not None else "")
                   + f"{config.epochs} epoch{'s' if config.epochs != 1 else ''}, input noise {config.input_noise}, "
                   + (f"pose noise {config.pose_noise}, " if config.pose_noise is not None else "")
-                  + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 and model_kind == "pfnn" else "")
+                  + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 and (model_kind == "pfnn" or config.gate_phase) else "")
                   + (f"manifold noise {config.manifold_noise}, " if config.manifold_noise is not None
                      and model_kind == "deepphase" else "")
                   + (f"manifold tempo noise {config.manifold_tempo:g}, " if config.manifold_tempo > 0
@@ -597,6 +598,8 @@ def train_from_folder(args, log=None) -> Path:
 def _network_to_start_from(args, model_kind: str, log):
     """With --init, the saved network that training starts from (its weights, sizes and
     normalisation), checked before any work starts."""
+    if getattr(args, "gate_phase", False) and model_kind != "mann":
+        raise PfnnError(f"--gate-phase is for --model mann (a {model_kind} network's gate is its own)")
     if not getattr(args, "init", None):
         if getattr(args, "keep_init", 0.0):
             raise PfnnError("--keep-init mixes back the network given by --init: give --init too")
@@ -606,6 +609,8 @@ def _network_to_start_from(args, model_kind: str, log):
     kind, weights = read_network_weights(args.init)
     if kind != model_kind:
         raise PfnnError(f"a {kind} network; to fine-tune it, train with --model {kind}", args.init)
+    if getattr(args, "gate_phase", False) and not getattr(weights, "gate_phase", False):
+        raise PfnnError("its gate does not read the phase; leave --gate-phase out to fine-tune it", args.init)
     hidden = _sizes_of(weights)["hidden"]
     if getattr(args, "hidden", None) not in (None, hidden):
         raise PfnnError(f"a network of {hidden} hidden units; leave --hidden out to fine-tune it", args.init)
@@ -617,7 +622,8 @@ def _sizes_of(weights) -> dict:
     """The layer sizes of saved weights, as recipe settings."""
     sizes = {"hidden": int(weights.W0.shape[1])}
     if hasattr(weights, "G0"):     # a gated mixture of experts
-        sizes.update(experts=int(weights.W0.shape[0]), gate_hidden=int(weights.G0.shape[0]))
+        sizes.update(experts=int(weights.W0.shape[0]), gate_hidden=int(weights.G0.shape[0]),
+                     gate_phase=bool(getattr(weights, "gate_phase", False)))
     return sizes
 
 

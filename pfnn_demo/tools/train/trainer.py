@@ -79,6 +79,9 @@ class TrainConfig:
     model: str = "pfnn"
     experts: int = 8
     gate_hidden: int = 64
+    # A MANN's gate also reads the phase (its cosine and sine; the labelled phase in training, the
+    # phase it predicts and carries in play), as the Neural State Machine's gate does.
+    gate_phase: bool = False
     weight_decay: float = 2.5e-3
     # Of the training clips on flat ground, the share given blocks beside their path
     # (synthesis.WallsBeside), so that a tall side height (a building's top beside the street)
@@ -179,18 +182,25 @@ def build_mann_model(torch, input_size: int, output_size: int, config: TrainConf
             super().__init__()
             self.weights, self.biases = weight_sets(torch, experts, [input_size, hidden, hidden, output_size])
             self.register_buffer("gate_inputs", torch.as_tensor(gate_inputs, dtype=torch.long))
-            self.gate = nn.Sequential(nn.Linear(len(gate_inputs), config.gate_hidden), nn.ELU(),
+            self.gate_phase = config.gate_phase
+            gate_size = len(gate_inputs) + (2 if config.gate_phase else 0)
+            self.gate = nn.Sequential(nn.Linear(gate_size, config.gate_hidden), nn.ELU(),
                                       nn.Linear(config.gate_hidden, config.gate_hidden), nn.ELU(),
                                       nn.Linear(config.gate_hidden, experts))
             self.dropout = nn.Dropout(1 - config.keep_probability)
 
-        def blend(self, x):
-            """x (B, in) normalised -> (B, K) the experts' weights."""
-            return torch.softmax(self.gate(self.dropout(x[:, self.gate_inputs])), dim=1)
+        def blend(self, x, phase=None):
+            """x (B, in) normalised (and the phase (B,) in cycles, for a gate that reads it) ->
+            (B, K) the experts' weights."""
+            read = self.dropout(x[:, self.gate_inputs])
+            if self.gate_phase:
+                angle = (2.0 * math.pi * phase)[:, None]
+                read = torch.cat([read, torch.cos(angle), torch.sin(angle)], dim=1)
+            return torch.softmax(self.gate(read), dim=1)
 
         def forward(self, x, phase=None):
-            """x (B, in) normalised -> (B, out) normalised (`phase` is not read)."""
-            return blended_layers(torch, self, x, self.blend(x))
+            """x (B, in) normalised -> (B, out) normalised (`phase` read only by a gate that reads it)."""
+            return blended_layers(torch, self, x, self.blend(x, phase))
 
         def l1(self):
             return sum(w.abs().mean() for w in self.weights) / 6.0
@@ -312,6 +322,9 @@ def start_from(torch, model, weights) -> None:
     if hasattr(model, "gate") and not (hasattr(weights, "gate_inputs") and
                                        np.array_equal(weights.gate_inputs, model.gate_inputs.cpu().numpy())):
         raise PfnnError("the network to start from has another gate input layout than this training's")
+    if hasattr(model, "gate") and bool(getattr(weights, "gate_phase", False)) != model.gate_phase:
+        raise PfnnError("the network to start from " + ("reads" if weights.gate_phase else "does not read") +
+                        " the phase in its gate: train " + ("with" if weights.gate_phase else "without") + " --gate-phase")
     for name, param in file_parameters(model):
         saved = getattr(weights, name, None)
         if saved is None or tuple(saved.shape) != tuple(param.shape):
@@ -346,7 +359,7 @@ def window_loss(torch, model, tensors, index, noise, config: TrainConfig, warp=N
     if noise is not None:   # robustness to the runtime's own, imperfect feedback
         inputs = inputs + noise * torch.randn_like(inputs)
     phases = Pt[index]
-    if config.phase_noise > 0 and config.model == "pfnn":
+    if config.phase_noise > 0 and (config.model == "pfnn" or config.gate_phase):
         phases = phases + config.phase_noise * torch.randn_like(phases)
     return torch.mean((model(inputs, phases) - Yn[index]) ** 2)
 
@@ -468,7 +481,8 @@ def _export_mann(model, normalisation, path: Path, provenance: str, kind: str):
     x_mean, x_std, y_mean, y_std = normalisation
     arrays = _file_arrays(model)
     weights = MannWeights(**arrays, gate_inputs=model.gate_inputs.cpu().numpy(), Xmean=x_mean, Xstd=x_std,
-                          Ymean=y_mean, Ystd=y_std, provenance=provenance, heel_contacts=True)
+                          Ymean=y_mean, Ystd=y_std, provenance=provenance, heel_contacts=True,
+                          gate_phase=model.gate_phase)
     path.parent.mkdir(parents=True, exist_ok=True)
     save_mann(weights, path, kind=kind)
     return weights

@@ -558,7 +558,8 @@ def train_from_folder(args, log=None) -> Path:
     names = ", ".join(c.name for c in clips)
     sources = {c.source for c in clips}
     kind = {"mann": f"A mode-adaptive network (MANN: {config.experts} experts, a gate of two layers of "
-                    f"{config.gate_hidden}{' reading its phase too' if config.gate_phase else ''}, AdamW with weight decay {config.weight_decay}). ",
+                    f"{config.gate_hidden}{' reading its phase too' if config.gate_phase else ''}, "
+                    f"AdamW with weight decay {config.weight_decay}). ",
             "deepphase": f"A DeepPhase controller ({config.experts} experts, a gate of two layers of "
                          f"{config.gate_hidden} reading the phase manifold of {phases.channels if phases else 0} "
                          f"channels along the trajectory, AdamW with weight decay {config.weight_decay}; "
@@ -569,7 +570,8 @@ def train_from_folder(args, log=None) -> Path:
                                       if initial is not None else "")
                   + f"{config.epochs} epoch{'s' if config.epochs != 1 else ''}, input noise {config.input_noise}, "
                   + (f"pose noise {config.pose_noise}, " if config.pose_noise is not None else "")
-                  + (f"phase noise {config.phase_noise}, " if config.phase_noise > 0 and (model_kind == "pfnn" or config.gate_phase) else "")
+                  + (f"phase noise {config.phase_noise}, "
+                     if config.phase_noise > 0 and (model_kind == "pfnn" or config.gate_phase) else "")
                   + (f"manifold noise {config.manifold_noise}, " if config.manifold_noise is not None
                      and model_kind == "deepphase" else "")
                   + (f"manifold tempo noise {config.manifold_tempo:g}, " if config.manifold_tempo > 0

@@ -74,7 +74,8 @@ class TrainConfig:
     device: str = "cpu"
     # The controller kind to train: "pfnn", "mann" (the mode-adaptive network: `experts`
     # experts blended by a gate of two hidden layers of `gate_hidden` units, AdamW with
-    # `weight_decay`; no phase goes in, so phase_noise does not apply) or "deepphase" (the same,
+    # `weight_decay`; no phase goes in, so phase_noise does not apply, except to a gate that
+    # reads the phase, `gate_phase`) or "deepphase" (the same,
     # its gate reading the phase manifold).
     model: str = "pfnn"
     experts: int = 8

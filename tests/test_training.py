@@ -693,18 +693,35 @@ def test_keeping_a_share_of_the_start_without_a_start_is_a_one_line_error(tmp_pa
     assert not (tmp_path / "out.npz").exists()
 
 
-def test_a_phase_reading_gate_for_another_kind_or_from_a_gate_without_it_is_a_one_line_error(tmp_path, capsys):
+def test_a_phase_reading_gate_for_another_kind_is_a_one_line_error(tmp_path, capsys):
     pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
     from pfnn_demo.tools.cli import main
 
-    mann = REPO / "network" / "mann.npz"
-    for words, expected in ((["--model", "pfnn"], "--model mann"),
-                            (["--model", "mann", "--init", str(mann)], "leave --gate-phase out")):
-        assert main(["train", "--gate-phase", *words, "--data", str(REPO_DATA / "motions"),
-                     "--out", str(tmp_path / "out.npz")]) == 2
-        error = capsys.readouterr().err.strip().splitlines()
-        assert len(error) == 1 and expected in error[0], error
-        assert not (tmp_path / "out.npz").exists()
+    assert main(["train", "--gate-phase", "--model", "pfnn", "--data", str(REPO_DATA / "motions"),
+                 "--out", str(tmp_path / "out.npz")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "--model mann" in error[0], error
+    assert not (tmp_path / "out.npz").exists()
+
+
+def test_a_gate_without_the_phase_starts_a_phase_reading_gate_that_plays_as_it_did(tmp_path):
+    from pfnn_demo.sim.mann import ModeAdaptiveNetwork
+    from pfnn_demo.sim.networks import read_network_weights
+    from pfnn_demo.tools.train.pipeline import with_phase_in_gate
+
+    _, shipped = read_network_weights(REPO / "network" / "mann.npz")
+    widened = with_phase_in_gate(shipped)
+    assert widened.gate_phase and not shipped.gate_phase
+    assert widened.G0.shape == (shipped.G0.shape[0], shipped.G0.shape[1] + 2)
+    before, after = ModeAdaptiveNetwork(shipped), ModeAdaptiveNetwork(widened)
+    rng = np.random.default_rng(5)
+    x = shipped.Xmean + rng.normal(size=(4, shipped.Xmean.size)).astype(np.float32) * shipped.Xstd
+    phases = np.array([0.0, 1.5, 3.0, 4.5])
+    expected = before.predict_batch(x)
+    assert np.abs(after.predict_batch(x, phases) - expected).max() <= 1e-5 * np.abs(expected).max()
+    # Its gate now reads a phase: trained, the new columns weigh it.
+    with pytest.raises(ValueError, match="reads the phase"):
+        after.predict_batch(x)
 
 
 def test_fine_tuning_a_network_it_cannot_hold_is_a_one_line_error_before_any_work(tmp_path, capsys):

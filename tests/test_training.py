@@ -707,10 +707,9 @@ def test_a_phase_reading_gate_for_another_kind_is_a_one_line_error(tmp_path, cap
 def test_a_gate_without_the_phase_starts_a_phase_reading_gate_that_plays_as_it_did(tmp_path):
     from pfnn_demo.sim.mann import ModeAdaptiveNetwork
     from pfnn_demo.sim.networks import read_network_weights
-    from pfnn_demo.tools.train.pipeline import with_phase_in_gate
 
     _, shipped = read_network_weights(REPO / "network" / "mann.npz")
-    widened = with_phase_in_gate(shipped)
+    widened = shipped.with_phase_in_gate()
     assert widened.gate_phase and not shipped.gate_phase
     assert widened.G0.shape == (shipped.G0.shape[0], shipped.G0.shape[1] + 2)
     before, after = ModeAdaptiveNetwork(shipped), ModeAdaptiveNetwork(widened)

@@ -87,6 +87,16 @@ class MannWeights:
     def output_size(self) -> int:
         return self.W2.shape[1]
 
+    def with_phase_in_gate(self) -> "MannWeights":
+        """These weights with a gate that reads the phase and gives it no weight: the first gate
+        layer gains zero columns for the phase's cosine and sine, so the network plays as before
+        and fine-tuning lets the phase in only as far as training pulls it."""
+        if self.gate_phase:
+            return self
+        G0 = np.asarray(self.G0)
+        widened = np.concatenate([G0, np.zeros((G0.shape[0], PHASE_GATE_INPUTS), G0.dtype)], axis=1)
+        return dataclasses.replace(self, G0=widened, gate_phase=True)
+
     def expert_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         return [(self.W0, self.b0), (self.W1, self.b1), (self.W2, self.b2)]
 

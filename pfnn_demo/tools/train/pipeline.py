@@ -612,25 +612,13 @@ def _network_to_start_from(args, model_kind: str, log):
     if kind != model_kind:
         raise PfnnError(f"a {kind} network; to fine-tune it, train with --model {kind}", args.init)
     if getattr(args, "gate_phase", False) and not getattr(weights, "gate_phase", False):
-        weights = with_phase_in_gate(weights)
+        weights = weights.with_phase_in_gate()
         log("its gate starts reading the phase with weights of zero on it: it plays as before until trained")
     hidden = _sizes_of(weights)["hidden"]
     if getattr(args, "hidden", None) not in (None, hidden):
         raise PfnnError(f"a network of {hidden} hidden units; leave --hidden out to fine-tune it", args.init)
     log(f"starting from {args.init}, its weights and normalisation")
     return weights
-
-
-def with_phase_in_gate(weights):
-    """A MANN whose gate does not read the phase, as one whose gate does and gives it no weight:
-    its first gate layer gains zero columns for the phase's cosine and sine, so the network plays
-    as before, and fine-tuning (with --keep-init, a share of those zeros mixed back) lets the phase
-    in only as far as training pulls it."""
-    from ...sim.mann import PHASE_GATE_INPUTS
-
-    G0 = np.asarray(weights.G0)
-    widened = np.concatenate([G0, np.zeros((G0.shape[0], PHASE_GATE_INPUTS), G0.dtype)], axis=1)
-    return dataclasses.replace(weights, G0=widened, gate_phase=True)
 
 
 def _sizes_of(weights) -> dict:

@@ -207,3 +207,37 @@ def test_a_bad_number_in_an_option_is_a_one_line_error(argv, option, capsys):
     err = capsys.readouterr().err
     errors = [line for line in err.splitlines() if "error:" in line]
     assert len(errors) == 1 and f"argument {option}:" in errors[0] and "Traceback" not in err, err
+
+
+def _table_values(out: str) -> dict:
+    rows = {}
+    for line in out.splitlines():
+        cells = [cell.strip() for cell in line.split("|")[1:-1]]
+        if len(cells) == 4 and cells[0] not in ("script", "---"):
+            rows[tuple(cells[:2])] = [float(value) for value in cells[2:]]
+    return rows
+
+
+def test_eval_plays_cases_in_worker_processes_with_the_same_figures(tmp_path, capsys):
+    from pfnn_demo.resources import shipped_network_path
+
+    command = ["eval", "--network", str(shipped_network_path("pfnn")), "--network", str(shipped_network_path("mann")),
+               "--script", "jump_bars", "--script", "turn_180", "--plots", str(tmp_path / "plots")]
+    assert main(command) == 0
+    alone = _table_values(capsys.readouterr().out)
+    assert main(command + ["--jobs", "2", "--record-dir", str(tmp_path / "plays")]) == 0
+    out = capsys.readouterr().out
+    shared = _table_values(out)
+    assert len(alone) == 2 * 17 and shared.keys() == alone.keys()
+    # Workers run one BLAS thread each, where this process may run several: sums may round
+    # differently, nothing more.
+    for key, values in alone.items():
+        assert shared[key] == pytest.approx(values, rel=1e-3, abs=1e-6, nan_ok=True), key
+    assert sorted(path.name for path in (tmp_path / "plays").glob("*.npz")) == [
+        "jump_bars-mann.npz", "jump_bars-pfnn.npz", "turn_180-mann.npz", "turn_180-pfnn.npz"]
+    assert "Bars against pfnn (" in out
+
+
+def test_eval_refuses_no_workers(capsys):
+    assert main(["eval", "--script", "turn_180", "--jobs", "0"]) == 2
+    assert "--jobs must be at least 1" in capsys.readouterr().err

@@ -262,22 +262,7 @@ def turn_time(recording: dict[str, np.ndarray]) -> float:
     return float(np.mean(times))
 
 
-def evaluate(networks: dict[str, object], cases: dict[str, tuple], keep_bone_lengths: bool = True,
-             record_dir: Path | None = None) -> dict:
-    """{case: {network: metrics}} for every pair; `cases` maps a name to (script, scene). Each
-    network's metrics also hold "worst snaps" (`worst_snaps`); with `record_dir`, every play is
-    written there as a replayable .npz, named in "recording"."""
-    results: dict = {}
-    for case, (script, scene) in cases.items():
-        results[case] = {}
-        for label, network in networks.items():
-            path = None if record_dir is None else Path(record_dir) / _file_name(f"{case}-{label}.npz")
-            recording = record(network, scene, script, keep_bone_lengths, path, label)
-            results[case][label] = metrics(recording, scene.heightmap, scene.areas.walls) | {"recording": path}
-    return results
-
-
-def _file_name(text: str) -> str:
+def file_name(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text.replace(" @ ", "@"))
 
 

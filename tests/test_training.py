@@ -127,6 +127,33 @@ def test_looping_bending_and_warping_keep_the_motion_consistent(walk_clip):
     assert speed(fast) == pytest.approx(1.25 * speed(looped), rel=0.05)
 
 
+def test_turns_on_the_move_turn_round_without_slowing_and_fastest_halfway(walk_clip):
+    from pfnn_demo.tools.train.database import facing_yaw
+    from pfnn_demo.tools.train.synthesis import loop_cycles, turns_on_the_move
+
+    def path_speed(clip):
+        return np.linalg.norm(np.diff(clip.positions[:, 0, [0, 2]], axis=0), axis=1).mean() * 60
+
+    looped = loop_cycles(walk_clip, 8.0)
+    turns = turns_on_the_move(looped, np.random.default_rng(3), 4)
+    assert len(turns) == 4
+    for turn in turns:
+        yaw = np.unwrap(facing_yaw(turn.positions.astype(np.float64)))
+        straight = slice(0, 60)
+        rate = np.diff(yaw)
+        # Straight for the first second, then a turn by 90 to 180 degrees, then straight again.
+        assert np.abs(rate[straight]).max() < np.radians(1.0)
+        angle = np.degrees(yaw[-1] - yaw[0])
+        assert 80 < abs(angle) < 190, angle
+        # The turn peaks near its middle, not at its start as a steady curve would.
+        turning = np.abs(rate) > np.radians(0.5)
+        first, last = np.flatnonzero(turning)[[0, -1]]
+        peak = np.argmax(np.abs(rate))
+        assert first + 0.3 * (last - first) < peak < first + 0.7 * (last - first)
+        # No slowing down: the root keeps the walk's speed along its path.
+        assert path_speed(turn) == pytest.approx(path_speed(looped), rel=0.1)
+
+
 def test_eval_compares_networks(tmp_path, capsys, original_network_path):
     from pfnn_demo.tools.cli import main
     from pfnn_demo.resources import default_network_path

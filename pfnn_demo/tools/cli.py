@@ -254,6 +254,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "while strafing or along a wall: 'any' (the default when given: three of sideways, "
                               "diagonally and backwards per jog) or 'sideways' (left and right only); off unless "
                               "given (docs/training.md, 'Jogging off the facing')")
+    trainer.add_argument("--moving-turns", type=int, default=0, metavar="COUNT",
+                         help="add COUNT turns by 90 to 180 degrees taken without slowing down from every "
+                              "walk, crouched walk and jog cycle (default 0: none; docs/training.md, "
+                              "'Turning on the move')")
     trainer.add_argument("--leave-out", action="append", metavar="CLIP",
                          help="leave a clip of the data folders out (its file name, e.g. 01_01.amc; repeatable)")
     trainer.add_argument("--ground-feet", action="store_true",

@@ -20,7 +20,7 @@ from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_
                         running_jump, side_step, hold_standing, one_shot_variations, plant_feet, reversals,
                         ground_feet,
                         setting_off_frames, speed_changes, stops, time_warp, transition, TURNING_START_ANGLES,
-                        turning_start, variations, WallsBeside)
+                        turning_start, turns_on_the_move, variations, WallsBeside)
 from ...sim.deepphase import output_groups
 from ...sim.networks import file_md5, read_network_weights
 from .manifold_windows import clip_manifold, manifold_windows
@@ -178,7 +178,8 @@ WALK_CATEGORIES = ("", "walk", "walk-fast", "walk-slow")   # "" = no manifest (e
 STANDING_SECONDS = 4.0       # captured standing played back and forth at the ends of starts and stops
 
 
-def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_sides: str | None = None) -> list:
+def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_sides: str | None = None,
+             moving_turns: int = 0) -> list:
     """Every clip, plus:
       - gait cycles: the first whole cycle looped for LOOP_SECONDS at several speeds and turning
         at several rates (synthesis.variations); for forward walks also stops into standing and
@@ -195,7 +196,9 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
       - with `jumps`, the captured jumps over a bar, from standing and at walking and jogging pace
         (jumps_over_bars);
       - with `jog_sides` ("any" or "sideways", JOG_SIDE_WAYS), jogging off the facing, the body
-        still facing ahead (jog_side_steps).
+        still facing ahead (jog_side_steps);
+      - with `moving_turns`, that many turns by 90 to 180 degrees taken without slowing down from
+        every forward walk, crouched walk and jog (synthesis.turns_on_the_move).
     Seeded: the same clips give the same motion."""
     rng = np.random.default_rng(seed)
     out = []
@@ -207,6 +210,7 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
     for walk in walks:
         for jog in rng.permutation(len(jogs))[:JOGS_PER_WALK]:
             out += gait_changes(walk, jogs[jog], rng)
+    crouched = []
     for clip, looped, forward in zip(cycles, loops, forward_walk):
         out.append(clip)
         if looped is None:
@@ -214,8 +218,8 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
         out += variations(looped)
         if forward and looped.gaits[:, 1].mean() > 0.5:
             out += stops(looped, rng, STOPS_PER_CLIP)
-            out += variations(crouch(looped, rng.uniform(*CROUCH_DEPTH), rng.uniform(*CROUCH_LEAN)),
-                              turn_rates=TURN_RATES[:5])
+            crouched.append(crouch(looped, rng.uniform(*CROUCH_DEPTH), rng.uniform(*CROUCH_LEAN)))
+            out += variations(crouched[-1], turn_rates=TURN_RATES[:5])
             for angle in rng.choice(SIDE_STEP_ANGLES, 2, replace=False):
                 out += [bend(time_warp(side_step(looped, angle), rate), turn)
                         for rate in (1.0, 1.35) for turn in SIDE_STEP_TURNS]
@@ -237,6 +241,9 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
         out += jumps_over_bars(walks, jogs, captured, np.random.default_rng(seed + 5))
     if jog_sides:
         out += jog_side_steps(jogs, np.random.default_rng(seed + 7), jog_sides)
+    turn_rng = np.random.default_rng(seed + 8)
+    for moving in walks + crouched + jogs if moving_turns else []:
+        out += turns_on_the_move(moving, turn_rng, moving_turns)
     return out
 
 
@@ -403,7 +410,7 @@ def walked_path(clip) -> np.ndarray:
 
 
 def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_share: float = 0.0,
-            jog_sides: str | None = None, phases=None, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            jog_sides: str | None = None, moving_turns: int = 0, phases=None, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Training windows (X, Y, P, follows) of the extended clips and their mirrors, a share of
     them on random rolling ground so that the terrain inputs carry information, and `walls_share`
     of the rest on flat ground with blocks beside the path. With `phases` (a PhaseEncoder), every
@@ -412,7 +419,7 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_s
     clip (what rollouts play through)."""
     rng = np.random.default_rng(seed + 1)
     parts = []
-    built = extended(clips, seed, jumps, jog_sides)
+    built = extended(clips, seed, jumps, jog_sides, moving_turns)
     meter = _progress(progress)(total=len(built), desc="encoding phases" if phases is not None else "windows")
     for clip in built:
         meter.update(1)
@@ -438,7 +445,8 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_s
 
 def training_windows(training: list, held_out: list, phases, shape: dict, log) -> tuple:
     """The windows (X, Y, P, follows) of the training clips and (X, Y, P) of the held-out ones,
-    None where they give no whole window; `shape` holds windows()'s jumps, walls_share and jog_sides."""
+    None where they give no whole window; `shape` holds windows()'s jumps, walls_share, jog_sides
+    and moving_turns."""
     built = windows(training, phases=phases, progress=sys.stderr.isatty(), **shape)
     try:
         held = windows(held_out, phases=phases, **shape)[:3] if held_out else None
@@ -526,7 +534,8 @@ def train_from_folder(args, log=None) -> Path:
                     rollout_updates=getattr(args, "rollout_updates", None),
                     rollout_trajectory=getattr(args, "rollout_trajectory", False) or None)
     walls_share, jog_sides = config.walls_share, config.jog_side_steps
-    shape = {"jumps": jumps, "walls_share": walls_share, "jog_sides": jog_sides}
+    shape = {"jumps": jumps, "walls_share": walls_share, "jog_sides": jog_sides,
+             "moving_turns": getattr(args, "moving_turns", 0) or 0}
 
     def build():
         return training_windows(training, held_out, phases, shape, log)
@@ -580,6 +589,7 @@ def train_from_folder(args, log=None) -> Path:
                      and model_kind == "deepphase" else "")
                   + ("with the jumps over bars, " if jumps else "")
                   + (JOG_SIDE_WAYS[jog_sides].provenance if jog_sides else "")
+                  + (f"{shape['moving_turns']} turns on the move per walk and jog cycle, " if shape["moving_turns"] else "")
                   + ("with planted feet stood on their ground, " if grounded else "")
                   + (f"leaving out {', '.join(leave_out)}, " if leave_out else "")
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")

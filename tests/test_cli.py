@@ -241,3 +241,9 @@ def test_eval_plays_cases_in_worker_processes_with_the_same_figures(tmp_path, ca
 def test_eval_refuses_no_workers(capsys):
     assert main(["eval", "--script", "turn_180", "--jobs", "0"]) == 2
     assert "--jobs must be at least 1" in capsys.readouterr().err
+
+
+def test_train_refuses_a_negative_count_of_moving_turns(tmp_path, capsys):
+    assert main(["train", "--data", "data", "--out", str(tmp_path / "n.npz"), "--moving-turns", "-1"]) == 2
+    assert "--moving-turns must be 0 or more" in capsys.readouterr().err
+    assert not (tmp_path / "n.npz").exists()

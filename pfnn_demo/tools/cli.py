@@ -369,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "the part they make together")
     evaluate.add_argument("--jobs", type=int, default=1, metavar="N",
                           help="play N cases at once, each in a worker process of its own with one BLAS thread "
-                               "(default 1; the number of cores is the fastest; the figures are the same)")
+                               "(default 1; the number of cores is the fastest; the figures agree but for float rounding)")
     evaluate.add_argument("--plots", metavar="DIR", default="eval_plots", help="folder for the PNG charts")
     evaluate.add_argument("--record-dir", metavar="DIR",
                           help="also save every play as a replayable .npz in DIR, so that the worst snapping "
@@ -495,12 +495,12 @@ def _evaluate(args) -> int:
     names = args.script or list(example_scripts())
     scripts = {Path(name).stem: (name, InputScript.load(name)) for name in names}
     shipped_scenes = list(scene_files())
-    cases = {}      # case -> (script name, scene name)
-    for stem, (name, script) in scripts.items():
+    cases = {}      # case -> (script's stem, scene name)
+    for stem, (_, script) in scripts.items():
         if args.scene == "all":
-            cases.update({f"{stem} @ {each}": (name, each) for each in shipped_scenes})
+            cases.update({f"{stem} @ {each}": (stem, each) for each in shipped_scenes})
         else:
-            cases[stem] = (name, args.scene or script.scene or "plaza")
+            cases[stem] = (stem, args.scene or script.scene or "plaza")
     for scene_name in {scene_name for _, scene_name in cases.values()}:
         load_scene(scene_name)                                    # a bad scene stops here too
     record_dir = None if args.record_dir is None else Path(args.record_dir)
@@ -508,9 +508,9 @@ def _evaluate(args) -> int:
         from ..sim.recording import check_destination
 
         check_destination(record_dir / "check.npz")
-    plays = [Play(case, label, files[label], args.mode, name, scene_name, scripts[Path(name).stem][1].frames,
+    plays = [Play(case, label, files[label], args.mode, scripts[stem][0], scene_name, scripts[stem][1].frames,
                   not args.raw_bones, None if record_dir is None else record_dir / file_name(f"{case}-{label}.npz"))
-             for case, (name, scene_name) in cases.items() for label in networks]
+             for case, (stem, scene_name) in cases.items() for label in networks]
     results = play_all(plays, args.jobs, progress=sys.stderr.isatty())
     print(table(results))
     print()
@@ -521,9 +521,9 @@ def _evaluate(args) -> int:
     if args.shake_sources:
         print()
         phased = {label: network for label, network in networks.items() if network.kind == "pfnn"}
-        print(sources_table({case: {label: shake_sources(network, load_scene(scene_name), scripts[Path(name).stem][1])
+        print(sources_table({case: {label: shake_sources(network, load_scene(scene_name), scripts[stem][1])
                                     for label, network in phased.items()}
-                             for case, (name, scene_name) in cases.items()}))
+                             for case, (stem, scene_name) in cases.items()}))
         if len(phased) < len(networks):
             print("(shaking sources are split for phase-functioned networks only)")
     written = plot(results, Path(args.plots))
@@ -534,6 +534,8 @@ def _evaluate(args) -> int:
 def _train(args) -> int:
     from .train.pipeline import train_from_folder
 
+    if args.moving_turns < 0:
+        raise PfnnError(f"--moving-turns must be 0 or more (got {args.moving_turns})")
     train_from_folder(args)
     return 0
 

@@ -241,9 +241,10 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
         out += jumps_over_bars(walks, jogs, captured, np.random.default_rng(seed + 5))
     if jog_sides:
         out += jog_side_steps(jogs, np.random.default_rng(seed + 7), jog_sides)
-    turn_rng = np.random.default_rng(seed + 8)
-    for moving in walks + crouched + jogs if moving_turns else []:
-        out += turns_on_the_move(moving, turn_rng, moving_turns)
+    if moving_turns:
+        turn_rng = np.random.default_rng(seed + 8)
+        for moving in walks + crouched + jogs:
+            out += turns_on_the_move(moving, turn_rng, moving_turns)
     return out
 
 

@@ -477,12 +477,11 @@ def _make_terrain(args) -> int:
 
 
 def _evaluate(args) -> int:
-    from .eval_plays import Play, play_all
+    from .eval_plays import Play, network_of, play_all, scene_of, script_of
     from .evaluation import bar_report, file_name, plot, shake_sources, snap_report, sources_table, table
-    from ..sim.input_script import InputScript, example_scripts
+    from ..sim.input_script import example_scripts
     from ..resources import default_network_path
-    from ..sim.networks import load_network_file
-    from ..sim.scene import load_scene, scene_files
+    from ..sim.scene import scene_files
 
     if args.jobs < 1:
         raise PfnnError(f"--jobs must be at least 1 (got {args.jobs})")
@@ -490,10 +489,10 @@ def _evaluate(args) -> int:
     networks, files = {}, {}
     for path in paths:
         label = Path(path).stem if Path(path).stem not in networks else path
-        networks[label] = load_network_file(path, args.mode)      # a bad file stops here, before any play
+        networks[label] = network_of(path, args.mode)      # a bad file stops here, before any play
         files[label] = path
     names = args.script or list(example_scripts())
-    scripts = {Path(name).stem: (name, InputScript.load(name)) for name in names}
+    scripts = {Path(name).stem: (name, script_of(name)) for name in names}
     shipped_scenes = list(scene_files())
     cases = {}      # case -> (script's stem, scene name)
     for stem, (_, script) in scripts.items():
@@ -502,7 +501,7 @@ def _evaluate(args) -> int:
         else:
             cases[stem] = (stem, args.scene or script.scene or "plaza")
     for scene_name in {scene_name for _, scene_name in cases.values()}:
-        load_scene(scene_name)                                    # a bad scene stops here too
+        scene_of(scene_name)                                      # a bad scene stops here too
     record_dir = None if args.record_dir is None else Path(args.record_dir)
     if record_dir is not None:
         from ..sim.recording import check_destination
@@ -521,7 +520,7 @@ def _evaluate(args) -> int:
     if args.shake_sources:
         print()
         phased = {label: network for label, network in networks.items() if network.kind == "pfnn"}
-        print(sources_table({case: {label: shake_sources(network, load_scene(scene_name), scripts[stem][1])
+        print(sources_table({case: {label: shake_sources(network, scene_of(scene_name), scripts[stem][1])
                                     for label, network in phased.items()}
                              for case, (stem, scene_name) in cases.items()}))
         if len(phased) < len(networks):

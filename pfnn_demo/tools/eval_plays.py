@@ -9,6 +9,7 @@ same files the caller named, and returns the play's metrics; results come back i
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import sys
@@ -45,15 +46,28 @@ def _once(key, load):
     return _loaded[key]
 
 
-def play(item: Play) -> dict:
-    """The metrics of one play (with "recording": where it was saved, if anywhere)."""
-    from ..sim.input_script import InputScript
+def network_of(path: str, mode: str | None):
+    """The network runtime of a file, loaded once per process (a bad file: its one-line error)."""
     from ..sim.networks import load_network_file
+
+    return _once(("network", path, mode), lambda: load_network_file(path, mode))
+
+
+def script_of(name: str):
+    from ..sim.input_script import InputScript
+
+    return _once(("script", name), lambda: InputScript.load(name))
+
+
+def scene_of(name: str):
     from ..sim.scene import load_scene
 
-    network = _once(("network", item.network, item.mode), lambda: load_network_file(item.network, item.mode))
-    script = _once(("script", item.script), lambda: InputScript.load(item.script))
-    scene = _once(("scene", item.scene), lambda: load_scene(item.scene))
+    return _once(("scene", name), lambda: load_scene(name))
+
+
+def play(item: Play) -> dict:
+    """The metrics of one play (with "recording": where it was saved, if anywhere)."""
+    network, script, scene = network_of(item.network, item.mode), script_of(item.script), scene_of(item.scene)
     recording = record(network, scene, script, item.keep_bone_lengths, item.record_to, item.label)
     return metrics(recording, scene.heightmap, scene.areas.walls) | {"recording": item.record_to}
 
@@ -82,22 +96,20 @@ def play_all(plays: list[Play], jobs: int = 1, progress: bool = False) -> dict:
     return results
 
 
-class _single_threaded_blas:
+@contextlib.contextmanager
+def _single_threaded_blas():
     """Workers spawned inside inherit one BLAS thread each, unless the caller chose otherwise."""
-
-    def __enter__(self):
-        self.saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
-        for name in THREAD_VARIABLES:
-            os.environ.setdefault(name, "1")
-        return self
-
-    def __exit__(self, *exc):
-        for name, value in self.saved.items():
+    saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+    for name in THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-        return False
 
 
 class _Progress:

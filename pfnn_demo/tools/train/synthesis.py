@@ -86,6 +86,11 @@ def _seamless(clip: Clip, start: int, stop: int, origin: np.ndarray, turn: float
     return positions, quat_to_matrix(ramp) @ rotations
 
 
+def smoothstep(t):
+    """0 to 1 over t in [0, 1], with no speed at either end."""
+    return t * t * (3 - 2 * t)
+
+
 def bend(clip: Clip, turn_rate: float) -> Clip:
     """The clip turned progressively: its path curves at `turn_rate` radians per second (+ left).
 
@@ -136,7 +141,7 @@ def turning_start(clip: Clip, onset: int, angle: float, lead: float = 0.15) -> C
     seconds = 0.5 + 0.6 * abs(angle) / np.pi
     begin = onset - int(lead * FPS)
     t = np.clip((np.arange(clip.frames) - begin) / (seconds * FPS), 0.0, 1.0)
-    return turn_along(clip, angle * t * t * (3 - 2 * t), f"{clip.name}_start{np.degrees(angle):+.0f}@{onset}")
+    return turn_along(clip, angle * smoothstep(t), f"{clip.name}_start{np.degrees(angle):+.0f}@{onset}")
 
 
 def _sample(clip: Clip, frames: np.ndarray):
@@ -236,7 +241,7 @@ def double_support_frames(clip: Clip) -> np.ndarray:
 def _ramp(seconds: float) -> np.ndarray:
     """Playback rate falling smoothly from 1 to 0 over `seconds`."""
     t = np.linspace(0.0, 1.0, max(int(round(seconds * FPS)), 2))
-    return 1.0 - t * t * (3 - 2 * t)
+    return 1.0 - smoothstep(t)
 
 
 def stop_and_go(clip: Clip, stop_frame: int, slow_down: float, hold: float, speed_up: float,
@@ -309,10 +314,11 @@ def reversals(clip: Clip, rng: np.random.Generator, count: int, after: float = 0
 def turns_on_the_move(clip: Clip, rng: np.random.Generator, count: int, margin: float = 1.5) -> list[Clip]:
     """`count` turns by 90 to 180 degrees taken without slowing down (+ left), each a piece of the
     moving clip, `margin` seconds before the turn to as long after it. The body and the path turn
-    together along a smoothstep over 0.4 s plus 0.6 s per half turn, so a turn round peaks at
-    4.5 degrees a frame halfway through. `reversals` slow to a pause first; a player reversing the
-    stick mid-walk asks for this, and the original network keeps turning at 3.5 degrees a frame
-    until the last quarter of such a turn, where networks trained without it had slowed to 2.6."""
+    together along a smoothstep over 0.4 s plus 0.6 s per half turn, so a turn round peaks
+    halfway (4.5 degrees a frame; its labelled facing, about 3.8). `reversals` slow to a pause
+    first; the original network turns fastest halfway through a reversal taken mid-walk, where the
+    project's networks have slowed (docs/training.md, "Turning on the move": in trials these turns
+    did not change that)."""
     out = []
     lead = int(margin * FPS)
     for _ in range(count):
@@ -325,7 +331,7 @@ def turns_on_the_move(clip: Clip, rng: np.random.Generator, count: int, margin: 
         piece = dataclasses.replace(clip, positions=clip.positions[cut], rotations=clip.rotations[cut],
                                     phase=clip.phase[cut], gaits=clip.gaits[cut], contacts=clip.contacts[cut])
         t = np.clip((np.arange(piece.frames) - lead) / frames, 0.0, 1.0)
-        out.append(turn_along(piece, angle * t * t * (3 - 2 * t), f"{clip.name}_turn{np.degrees(angle):+.0f}@{begin}"))
+        out.append(turn_along(piece, angle * smoothstep(t), f"{clip.name}_turn{np.degrees(angle):+.0f}@{begin}"))
     return out
 
 
@@ -479,7 +485,7 @@ def transition(a: Clip, b: Clip, before: float, blend: float, after: float, name
     first, second = CycleTable(a), CycleTable(b)
     lead, ramp, tail = int(before * FPS), max(int(blend * FPS), 2), int(after * FPS)
     t = np.linspace(0.0, 1.0, ramp)
-    weights = np.concatenate([np.zeros(lead), t * t * (3 - 2 * t), np.ones(tail)])
+    weights = np.concatenate([np.zeros(lead), smoothstep(t), np.ones(tail)])
     count = len(weights)
     positions = np.empty((count, 31, 3))
     rotations = np.empty((count, 31, 4))
@@ -534,9 +540,8 @@ def running_jump(run: Clip, jump: Clip, before: float = 2.0, after: float = 2.0,
     # A take that ends soon after landing holds its last pose while the run takes over again.
     source = np.minimum(np.concatenate([np.full(lead, first), np.arange(first, last + 1), np.full(tail, last)]),
                         jump.frames - 1)
-    ease = lambda t: t * t * (3 - 2 * t)      # noqa: E731
-    weights = np.concatenate([np.zeros(lead), ease(np.linspace(0, 1, ramp_in, endpoint=False)),
-                              np.ones(len(flight)), ease(np.linspace(1, 0, ramp_out + 1))[1:], np.zeros(tail)])
+    weights = np.concatenate([np.zeros(lead), smoothstep(np.linspace(0, 1, ramp_in, endpoint=False)),
+                              np.ones(len(flight)), smoothstep(np.linspace(1, 0, ramp_out + 1))[1:], np.zeros(tail)])
     count = len(weights)
     # The run's phase at the start is chosen so that it meets the jump's own phase when the
     # blend begins: the jump's poses keep the phases they were labelled with.

@@ -176,6 +176,30 @@ def test_reversals_slow_down_turn_round_and_walk_off_facing_the_new_way():
         assert _planted_toe_speed(reversal) < 4.0
 
 
+def test_pivoting_reversals_turn_while_slowing_and_keep_the_same_draws():
+    from pfnn_demo.tools.train.database import clip_from_motion, facing_yaw
+    from pfnn_demo.tools.train.synthesis import loop_cycles, plant_feet, reversals
+
+    clip = loop_cycles(clip_from_motion(load_deepmimic(MOTIONS / "humanoid3d_walk.txt", 8.0), "walk"), 12.0)
+    late, pivoting = reversals(clip, np.random.default_rng(1), 3), reversals(clip, np.random.default_rng(1), 3, pivot=True)
+    assert [r.name for r in late] == [r.name for r in pivoting]        # the same stops and angles
+    for before, after in zip(late, pivoting):
+        onset = int(after.name.split("@")[1])
+        angle = abs(float(after.name.split("_start")[1].split("@")[0]))
+        speed = np.linalg.norm(np.diff(after.positions[:, 0, [0, 2]], axis=0), axis=1) * 60
+        slowest = onset - 60 + int(np.argmin(speed[onset - 60:onset]))
+
+        def turned(made, frame):
+            yaw = np.degrees(np.unwrap(facing_yaw(made.positions.astype(np.float64))))
+            return abs(yaw[frame] - yaw[onset - 90])
+
+        # Pivoting, the body has turned a good part of the way by the slowest frame; the late
+        # turn has hardly begun there. Both end facing the new way.
+        assert turned(after, slowest) > 0.3 * angle > turned(before, slowest) + 10.0
+        assert abs(turned(after, len(speed) - 1) - turned(before, len(speed) - 1)) < 10.0
+        assert _planted_toe_speed(plant_feet(after)) < 4.0
+
+
 @pytest.fixture(scope="module")
 def looped_walk():
     from pfnn_demo.tools.train.database import clip_from_motion

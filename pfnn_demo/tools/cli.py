@@ -258,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="add COUNT turns by 90 to 180 degrees taken without slowing down from every "
                               "walk, crouched walk and jog cycle (default 0: none; docs/training.md, "
                               "'Turning on the move')")
+    trainer.add_argument("--pivot-reversals", action="store_true",
+                         help="the data's changes of direction turn the body as the walk slows, rather than "
+                              "from just before it sets off again (docs/training.md, 'Pivoting reversals')")
     trainer.add_argument("--leave-out", action="append", metavar="CLIP",
                          help="leave a clip of the data folders out (its file name, e.g. 01_01.amc; repeatable)")
     trainer.add_argument("--ground-feet", action="store_true",

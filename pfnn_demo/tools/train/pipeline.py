@@ -179,7 +179,7 @@ STANDING_SECONDS = 4.0       # captured standing played back and forth at the en
 
 
 def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_sides: str | None = None,
-             moving_turns: int = 0) -> list:
+             moving_turns: int = 0, pivot_reversals: bool = False) -> list:
     """Every clip, plus:
       - gait cycles: the first whole cycle looped for LOOP_SECONDS at several speeds and turning
         at several rates (synthesis.variations); for forward walks also stops into standing and
@@ -190,7 +190,8 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
         (synthesis.hold_standing), and retimed and gently curved (synthesis.one_shot_variations);
       - strafing that changes direction, from each forward walk (strafe_changes);
       - setting off from standing towards the side or back, turning on the way (turning_starts),
-        and walks and jogs changing direction by 90 to 180 degrees (direction_reversals);
+        and walks and jogs changing direction by 90 to 180 degrees (direction_reversals; with
+        `pivot_reversals` the body turns as the walk slows, synthesis.reversals' pivot);
       - once more, from every direction into the forward step at the slowest walking speed
         (back_to_forward);
       - with `jumps`, the captured jumps over a bar, from standing and at walking and jogging pace
@@ -229,7 +230,7 @@ def extended(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, jog_si
     for walk in walks:
         out += strafe_changes(walk, rng)
     out += turning_starts(out, np.random.default_rng(seed + 2))
-    out += direction_reversals(walks, jogs, np.random.default_rng(seed + 3))
+    out += direction_reversals(walks, jogs, np.random.default_rng(seed + 3), pivot_reversals)
     recovery_rng = np.random.default_rng(seed + 4)
     for walk in walks:
         out += back_to_forward(walk, recovery_rng)
@@ -327,20 +328,20 @@ def back_to_forward(walk, rng: np.random.Generator, slowest: bool = False) -> li
 REVERSALS_PER_WALK = 3
 
 
-def direction_reversals(walks: list, jogs: list, rng: np.random.Generator) -> list:
-    """From every forward walk, REVERSALS_PER_WALK changes of direction (synthesis.reversals) at
-    a random walking speed, and one from a jog slowing into that walk."""
+def direction_reversals(walks: list, jogs: list, rng: np.random.Generator, pivot: bool = False) -> list:
+    """From every forward walk, REVERSALS_PER_WALK changes of direction (synthesis.reversals, their
+    `pivot`) at a random walking speed, and one from a jog slowing into that walk."""
     out = []
     for walk in walks:
         walk_speeds = speed_changes(walk)
         slower = at_speed(walk, *walk_speeds[rng.integers(len(walk_speeds))])
-        out += reversals(slower, rng, REVERSALS_PER_WALK)
+        out += reversals(slower, rng, REVERSALS_PER_WALK, pivot=pivot)
         if jogs:
             jog = jogs[rng.integers(len(jogs))]
             jog_speeds = speed_changes(jog)
             down = transition(at_speed(jog, *jog_speeds[rng.integers(len(jog_speeds))]), slower, 2.0,
                               rng.uniform(0.5, 1.0), 5.0)
-            out += reversals(down, rng, 1, after=3.2)
+            out += reversals(down, rng, 1, after=3.2, pivot=pivot)
     return out
 
 
@@ -411,7 +412,8 @@ def walked_path(clip) -> np.ndarray:
 
 
 def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_share: float = 0.0,
-            jog_sides: str | None = None, moving_turns: int = 0, phases=None, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            jog_sides: str | None = None, moving_turns: int = 0, pivot_reversals: bool = False, phases=None,
+            progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Training windows (X, Y, P, follows) of the extended clips and their mirrors, a share of
     them on random rolling ground so that the terrain inputs carry information, and `walls_share`
     of the rest on flat ground with blocks beside the path. With `phases` (a PhaseEncoder), every
@@ -420,7 +422,7 @@ def windows(clips: list, seed: int = SYNTHESIS_SEED, jumps: bool = True, walls_s
     clip (what rollouts play through)."""
     rng = np.random.default_rng(seed + 1)
     parts = []
-    built = extended(clips, seed, jumps, jog_sides, moving_turns)
+    built = extended(clips, seed, jumps, jog_sides, moving_turns, pivot_reversals)
     meter = _progress(progress)(total=len(built), desc="encoding phases" if phases is not None else "windows")
     for clip in built:
         meter.update(1)
@@ -537,6 +539,8 @@ def train_from_folder(args, log=None) -> Path:
     walls_share, jog_sides = config.walls_share, config.jog_side_steps
     shape = {"jumps": jumps, "walls_share": walls_share, "jog_sides": jog_sides,
              "moving_turns": getattr(args, "moving_turns", 0) or 0}
+    if getattr(args, "pivot_reversals", False):     # absent otherwise: older window caches keep their keys
+        shape["pivot_reversals"] = True
 
     def build():
         return training_windows(training, held_out, phases, shape, log)
@@ -591,6 +595,7 @@ def train_from_folder(args, log=None) -> Path:
                   + ("with the jumps over bars, " if jumps else "")
                   + (JOG_SIDE_WAYS[jog_sides].provenance if jog_sides else "")
                   + (f"{shape['moving_turns']} turns on the move per walk and jog cycle, " if shape["moving_turns"] else "")
+                  + ("reversals turning as they slow, " if shape.get("pivot_reversals") else "")
                   + ("with planted feet stood on their ground, " if grounded else "")
                   + (f"leaving out {', '.join(leave_out)}, " if leave_out else "")
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")

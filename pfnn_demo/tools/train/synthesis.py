@@ -299,16 +299,32 @@ def stops(clip: Clip, rng: np.random.Generator, count: int, after: float = 0.0,
 REVERSAL_ANGLES = np.radians([90.0, -90.0, 135.0, -135.0, 180.0])
 
 
-def reversals(clip: Clip, rng: np.random.Generator, count: int, after: float = 0.0) -> list[Clip]:
+def reversals(clip: Clip, rng: np.random.Generator, count: int, after: float = 0.0,
+              pivot: bool = False) -> list[Clip]:
     """`count` changes of direction by 90 to 180 degrees from a walking clip: slowing to a pause
     of at most 0.3 s and setting off the new way, the body turning from 0.3 s before it sets off
     (turning_start). Without them the only motion in the data that went backwards or sideways
     from the facing was strafing, and a network that turned its body round quicker than its
-    steps came round walked on backwards, facing where it was asked to go."""
+    steps came round walked on backwards, facing where it was asked to go.
+
+    With `pivot`, the body starts turning as the walk starts slowing instead, so the turn is
+    fastest about where the walk is slowest: the original network reverses so, turning as it
+    slows (docs/training.md, "Pivoting reversals"). The same random draws either way."""
     out = []
     for stop in stops(clip, rng, count, after, hold=(0.0, 0.3)):
-        out.append(turning_start(stop, _pause_end(stop), float(rng.choice(REVERSAL_ANGLES)), lead=0.3))
+        onset = _pause_end(stop)
+        lead = (onset - _slowing_start(stop, onset)) / FPS if pivot else 0.3
+        out.append(turning_start(stop, onset, float(rng.choice(REVERSAL_ANGLES)), lead=lead))
     return out
+
+
+def _slowing_start(clip: Clip, pause_end: int) -> int:
+    """The last frame before `pause_end` at which a stop-and-go clip still walks at nine tenths of
+    the speed it came in at (its first second's)."""
+    root = clip.positions[:, 0, [0, 2]].astype(np.float64)
+    speed = ndimage.uniform_filter1d(np.linalg.norm(np.diff(root, axis=0), axis=1) * FPS, 5, mode="nearest")
+    walking = np.flatnonzero(speed[:pause_end] >= 0.9 * np.median(speed[:FPS]))
+    return int(walking[-1]) if len(walking) else 0
 
 
 def turns_on_the_move(clip: Clip, rng: np.random.Generator, count: int, margin: float = 1.5) -> list[Clip]:

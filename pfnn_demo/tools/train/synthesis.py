@@ -309,7 +309,8 @@ def reversals(clip: Clip, rng: np.random.Generator, count: int, after: float = 0
 
     With `pivot`, the body starts turning as the walk starts slowing instead, so the turn is
     fastest about where the walk is slowest: the original network reverses so, turning as it
-    slows (docs/training.md, "Pivoting reversals"). The same random draws either way."""
+    slows (docs/training.md, "Pivoting reversals": in trials the MANN trained with it still
+    walked through a reversal at the speed it came in at). The same random draws either way."""
     out = []
     for stop in stops(clip, rng, count, after, hold=(0.0, 0.3)):
         onset = _pause_end(stop)

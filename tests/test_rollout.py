@@ -11,7 +11,7 @@ from pfnn_demo.motion.bvh import read_bvh
 from pfnn_demo.sim.features import INPUT, OUTPUT
 from pfnn_demo.sim.rotation import rotate_y
 from pfnn_demo.tools.train.database import clip_from_motion, clip_windows, normalisation
-from pfnn_demo.tools.train.rollout import frame_changes, sequence_starts
+from pfnn_demo.tools.train.rollout import frame_changes, sequence_starts, turning_starts
 
 from conftest import REPO
 
@@ -31,6 +31,26 @@ def test_runs_never_cross_from_one_clip_into_the_next():
     # every row from which 5 rows follow their predecessors is a start
     assert set(starts) == {s for s in range(36) if follows[s:s + 5].all()}
     assert len(sequence_starts(follows, 41)) == 0
+
+
+def test_the_turning_runs_are_those_through_the_captured_turn(turning_windows):
+    """The runs drawn for turning (--rollout-turns) lie over the frames where the captured walk
+    turns round, and none of them starts on the straight."""
+    X, Y, _ = turning_windows
+    follows = np.ones(len(X), bool)
+    follows[0] = False
+    starts = sequence_starts(follows, 30)
+    chosen = turning_starts(Y, starts, 30, share=0.1)
+    assert len(chosen) == round(0.1 * len(starts)) and set(chosen) <= set(starts)
+    turning = np.abs(Y[:, OUTPUT["root_turn"]][:, 0])
+    run_turn = {s: turning[s:s + 30].sum() for s in starts}
+    # every chosen run turns further than every run left out
+    assert min(run_turn[s] for s in chosen) >= max(run_turn[s] for s in set(starts) - set(chosen))
+    # and the frame where the walk turns fastest lies in every one of them
+    fastest = int(np.argmax(turning))
+    assert all(s <= fastest < s + 30 for s in chosen)
+    assert np.mean([run_turn[s] for s in chosen]) > 1.5 * np.mean(list(run_turn.values()))
+    assert len(turning_starts(Y, starts[:0], 30)) == 0
 
 
 def test_the_previous_pose_carried_into_the_output_frame_meets_the_captured_pose(turning_windows):
@@ -161,3 +181,21 @@ def test_a_fed_back_manifold_moves_on_as_the_deepphase_runtime_moves_it(turning_
                                        manifold[:, deepphase.NOW:, :, deepphase.AMPLITUDE])
     assert np.abs(expected - current).max() > 0.5            # the manifold moved
     assert np.allclose(fed, expected, atol=1e-4)
+
+
+def test_a_share_of_each_updates_runs_is_drawn_through_the_turns():
+    """--rollout-turns: that share of an update's runs starts among the turning runs, the rest
+    among all; with none asked, the draws are those of the runs drawn alike."""
+    import types
+
+    from pfnn_demo.tools.train.trainer import drawn_starts, recipe
+
+    rollouts = types.SimpleNamespace(starts=np.arange(1000), turning=np.arange(900, 1000))
+    config = recipe("mann", rollout_turns=0.5, rollout_sequences=16)
+    drawn = np.concatenate([drawn_starts(rollouts, config, np.random.default_rng(seed)) for seed in range(50)])
+    assert len(drawn) == 50 * 16
+    # 8 of 16 from the turning tenth, and about a tenth of the other 8 by chance
+    share = np.mean(drawn >= 900)
+    assert 0.5 < share < 0.62, share
+    alike = drawn_starts(rollouts, recipe("mann"), np.random.default_rng(3))
+    assert np.array_equal(alike, rollouts.starts[np.random.default_rng(3).integers(0, 1000, 16)])

@@ -280,6 +280,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="in the rollouts, feed the network's predicted near future trajectory back as well, "
                               "bent toward the captured one as the predictor bends it toward the stick, not only "
                               "its poses (docs/training.md)")
+    trainer.add_argument("--rollout-turns", type=_number(0.0, 1.0), default=None, metavar="SHARE",
+                         help="draw this share of the rollouts' runs from the tenth of them that turn furthest "
+                              "(reversals, sharp turns) rather than from all alike (default 0; docs/training.md, "
+                              "'Runs through the turns')")
     trainer.add_argument("--rollout-updates", type=_integer(1), default=None, metavar="N",
                          help=f"updates of rollout training, {recipe.rollout_sequences} runs each "
                               f"(default {recipe.rollout_updates})")

@@ -535,7 +535,8 @@ def train_from_folder(args, log=None) -> Path:
                     jog_side_steps=getattr(args, "jog_side_steps", None),
                     rollout_frames=getattr(args, "rollout_frames", None),
                     rollout_updates=getattr(args, "rollout_updates", None),
-                    rollout_trajectory=getattr(args, "rollout_trajectory", False) or None)
+                    rollout_trajectory=getattr(args, "rollout_trajectory", False) or None,
+                    rollout_turns=getattr(args, "rollout_turns", None))
     walls_share, jog_sides = config.walls_share, config.jog_side_steps
     shape = {"jumps": jumps, "walls_share": walls_share, "jog_sides": jog_sides,
              "moving_turns": getattr(args, "moving_turns", 0) or 0}
@@ -601,6 +602,7 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")
                   + (f"then {config.rollout_updates} updates on runs of {config.rollout_frames} frames fed their "
                      f"own poses{' and near future' if config.rollout_trajectory else ''}"
+                     f"{f' ({config.rollout_turns:g} of them through the furthest turns)' if config.rollout_turns > 0 else ''}"
                      f"{' and phase manifold' if model_kind == 'deepphase' else ''}, "
                      if config.rollout_frames > 0 else "")
                   + (f"then a share of {keep:g} of the starting network's weights mixed back in, " if keep > 0 else "")

@@ -37,6 +37,20 @@ def sequence_starts(follows: np.ndarray, frames: int) -> np.ndarray:
     return np.flatnonzero(run)
 
 
+def turning_starts(Y: np.ndarray, starts: np.ndarray, frames: int, share: float = 0.1) -> np.ndarray:
+    """Of `starts`, the `share` whose runs of `frames` windows turn the root furthest (the sum of
+    the captured turns, either way): the reversals and sharp turns, where a network that walks on
+    from its own poses turns late (docs/training.md, 'Runs through the turns')."""
+    starts = np.asarray(starts, np.int64)
+    if len(starts) == 0:
+        return starts
+    turning = np.abs(np.asarray(Y, np.float64)[:, OUTPUT["root_turn"]][:, 0])
+    through = np.concatenate([[0.0], np.cumsum(turning)])
+    run_turn = through[starts + frames] - through[starts]
+    keep = max(1, int(round(share * len(starts))))
+    return np.sort(starts[np.argsort(-run_turn, kind="stable")[:keep]])
+
+
 def frame_changes(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row r (meaningful where it follows row r - 1): the turn and the root step from the
     previous-pose frame of row r (the root a frame before) to its output frame, both read from
@@ -85,6 +99,7 @@ class Rollouts:
         t = lambda a: torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32).to(device)   # noqa: E731
         self.frames, self.trajectory, self.channels = frames, trajectory, channels
         self.starts = sequence_starts(follows, frames)
+        self.turning = turning_starts(Y, self.starts, frames)
         turn, step, rise = frame_changes(X, Y)
         self.turn, self.step = t(turn), t(step)
         self.rise = t(rise[:, None] * np.array([0.0, 1.0, 0.0], np.float32))

@@ -104,6 +104,9 @@ class TrainConfig:
     rollout_rate: float = 2e-4
     # Feed the runs' near future trajectory back too, as play does (rollout.py), not only the pose.
     rollout_trajectory: bool = False
+    # The share of each update's runs drawn from the tenth of them that turn furthest
+    # (rollout.turning_starts) rather than from all alike.
+    rollout_turns: float = 0.0
 
 
 # What differs from the PFNN recipe above when training a MANN: the paper's two hidden layers of
@@ -365,6 +368,16 @@ def window_loss(torch, model, tensors, index, noise, config: TrainConfig, warp=N
     return torch.mean((model(inputs, phases) - Yn[index]) ** 2)
 
 
+def drawn_starts(rollouts: Rollouts, config: TrainConfig, rng) -> np.ndarray:
+    """One update's `config.rollout_sequences` run starts: `config.rollout_turns` of them from
+    the runs that turn furthest, the rest from all."""
+    turning = int(round(config.rollout_turns * config.rollout_sequences)) if len(rollouts.turning) else 0
+    if turning == 0:    # the draws of runs alike, as before the option
+        return rollouts.starts[rng.integers(0, len(rollouts.starts), config.rollout_sequences)]
+    return np.concatenate([rollouts.turning[rng.integers(0, len(rollouts.turning), turning)],
+                           rollouts.starts[rng.integers(0, len(rollouts.starts), config.rollout_sequences - turning)]])
+
+
 def train_on_rollouts(torch, model, optimiser, rollouts: Rollouts, tensors, noise, config: TrainConfig, bar, log,
                       warp=None):
     """`config.rollout_updates` updates, each on `config.rollout_sequences` runs (rollout.py) and
@@ -381,7 +394,7 @@ def train_on_rollouts(torch, model, optimiser, rollouts: Rollouts, tensors, nois
         for update in range(config.rollout_updates):
             for group in optimiser.param_groups:
                 group["lr"] = cosine_rate(config.rollout_rate, update / config.rollout_updates)
-            starts = rollouts.starts[rng.integers(0, len(rollouts.starts), config.rollout_sequences)]
+            starts = drawn_starts(rollouts, config, rng)
             loss = rollouts.loss(torch, model, *tensors, starts, noise)
             index = torch.as_tensor(rng.integers(0, len(tensors[0]), config.batch_size)).to(config.device)
             optimiser.zero_grad()

@@ -44,7 +44,7 @@ def turning_starts(Y: np.ndarray, starts: np.ndarray, frames: int, share: float 
     starts = np.asarray(starts, np.int64)
     if len(starts) == 0:
         return starts
-    turning = np.abs(np.asarray(Y, np.float64)[:, OUTPUT["root_turn"]][:, 0])
+    turning = np.abs(Y[:, OUTPUT["root_turn"].start].astype(np.float64))     # the column alone, not all of Y
     through = np.concatenate([[0.0], np.cumsum(turning)])
     run_turn = through[starts + frames] - through[starts]
     keep = max(1, int(round(share * len(starts))))

@@ -371,7 +371,7 @@ def window_loss(torch, model, tensors, index, noise, config: TrainConfig, warp=N
 def drawn_starts(rollouts: Rollouts, config: TrainConfig, rng) -> np.ndarray:
     """One update's `config.rollout_sequences` run starts: `config.rollout_turns` of them from
     the runs that turn furthest, the rest from all."""
-    turning = int(round(config.rollout_turns * config.rollout_sequences))   # some runs turn wherever there are runs
+    turning = int(round(config.rollout_turns * config.rollout_sequences))   # runs drawn from rollouts.turning
     if turning == 0:    # one draw over all runs, the recipe's draws unchanged
         return rollouts.starts[rng.integers(0, len(rollouts.starts), config.rollout_sequences)]
     return np.concatenate([rollouts.turning[rng.integers(0, len(rollouts.turning), turning)],

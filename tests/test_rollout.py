@@ -11,7 +11,7 @@ from pfnn_demo.motion.bvh import read_bvh
 from pfnn_demo.sim.features import INPUT, OUTPUT
 from pfnn_demo.sim.rotation import rotate_y
 from pfnn_demo.tools.train.database import clip_from_motion, clip_windows, normalisation
-from pfnn_demo.tools.train.rollout import frame_changes, sequence_starts, turning_starts
+from pfnn_demo.tools.train.rollout import frame_changes, sequence_starts, strafing_starts, turning_starts
 
 from conftest import REPO
 
@@ -51,6 +51,25 @@ def test_the_turning_runs_are_those_through_the_captured_turn(turning_windows):
     assert all(s <= fastest < s + 30 for s in chosen)
     assert np.mean([run_turn[s] for s in chosen]) > 1.5 * np.mean(list(run_turn.values()))
     assert len(turning_starts(Y, starts[:0], 30)) == 0
+
+
+@pytest.mark.parametrize("off_facing", [(1.0, 0.0), (0.0, -1.0)], ids=["sideways", "backwards"])
+def test_the_strafing_runs_are_those_through_the_steps_off_the_facing(off_facing):
+    """The runs drawn for strafing (--rollout-strafes) lie over the frames that move off the
+    facing, at the same speed as the walk ahead around them; walking ahead counts nothing, and
+    backwards counts more than sideways."""
+    Y = np.zeros((600, OUTPUT["root_velocity"].stop), np.float32)
+    Y[:, OUTPUT["root_velocity"]] = (0.0, 2.0)                 # ahead, 2 units a frame
+    Y[200:260, OUTPUT["root_velocity"]] = 2.0 * np.array(off_facing)
+    starts = sequence_starts(np.r_[False, np.ones(599, bool)], 30)
+    chosen = strafing_starts(Y, starts, 30, share=0.1)
+    assert len(chosen) == round(0.1 * len(starts))
+    assert all(s + 30 > 200 and s < 260 for s in chosen)       # every one steps off the facing
+    # a side-step and a walk backwards as long and as fast: the furthest run is the walk backwards
+    Y[200:260, OUTPUT["root_velocity"]] = (0.0, 2.0)
+    Y[100:130, OUTPUT["root_velocity"]] = (2.0, 0.0)
+    Y[400:430, OUTPUT["root_velocity"]] = (0.0, -2.0)
+    assert list(strafing_starts(Y, starts, 30, share=1 / len(starts))) == [400]
 
 
 def test_the_previous_pose_carried_into_the_output_frame_meets_the_captured_pose(turning_windows):
@@ -190,7 +209,7 @@ def test_a_share_of_each_updates_runs_is_drawn_through_the_turns():
 
     from pfnn_demo.tools.train.trainer import drawn_starts, recipe
 
-    rollouts = types.SimpleNamespace(starts=np.arange(1000), turning=np.arange(900, 1000))
+    rollouts = types.SimpleNamespace(starts=np.arange(1000), turning=np.arange(900, 1000), strafing=np.arange(10))
     config = recipe("mann", rollout_turns=0.5, rollout_sequences=16)
     drawn = np.concatenate([drawn_starts(rollouts, config, np.random.default_rng(seed)) for seed in range(50)])
     assert len(drawn) == 50 * 16
@@ -199,3 +218,29 @@ def test_a_share_of_each_updates_runs_is_drawn_through_the_turns():
     assert 0.5 < share < 0.62, share
     alike = drawn_starts(rollouts, recipe("mann"), np.random.default_rng(3))
     assert np.array_equal(alike, rollouts.starts[np.random.default_rng(3).integers(0, 1000, 16)])
+
+
+def test_the_strafing_share_of_each_updates_runs_comes_beside_the_turning_share(tmp_path, capsys):
+    """--rollout-strafes with --rollout-turns: each share of an update's runs from its own pool,
+    the rest from all; together they may not ask for more than every run."""
+    import types
+
+    from pfnn_demo.tools.train.trainer import drawn_starts, recipe
+
+    rollouts = types.SimpleNamespace(starts=np.arange(1000), turning=np.arange(900, 950),
+                                     strafing=np.arange(950, 1000))
+    config = recipe("mann", rollout_turns=0.25, rollout_strafes=0.5, rollout_sequences=16)
+    drawn = np.stack([drawn_starts(rollouts, config, np.random.default_rng(seed)) for seed in range(50)])
+    assert drawn.shape == (50, 16)
+    assert np.all((drawn[:, :4] >= 900) & (drawn[:, :4] < 950))     # 4 through the turns
+    assert np.all(drawn[:, 4:12] >= 950)                             # 8 off the facing
+    assert 0.0 < np.mean(drawn[:, 12:] < 900)                        # the rest from all
+
+    pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
+    from pfnn_demo.tools.cli import main
+
+    assert main(["train", "--model", "mann", "--data", str(REPO / "data"), "--rollout-turns", "0.6",
+                 "--rollout-strafes", "0.6", "--out", str(tmp_path / "out.npz")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "at most 1" in error[0], error
+    assert not (tmp_path / "out.npz").exists()

@@ -37,18 +37,31 @@ def sequence_starts(follows: np.ndarray, frames: int) -> np.ndarray:
     return np.flatnonzero(run)
 
 
+def furthest_starts(per_frame: np.ndarray, starts: np.ndarray, frames: int, share: float = 0.1) -> np.ndarray:
+    """Of `starts`, the `share` whose runs of `frames` windows sum the most of `per_frame` (N,)."""
+    starts = np.asarray(starts, np.int64)
+    if len(starts) == 0:
+        return starts
+    through = np.concatenate([[0.0], np.cumsum(np.asarray(per_frame, np.float64))])
+    run_sum = through[starts + frames] - through[starts]
+    keep = max(1, int(round(share * len(starts))))
+    return np.sort(starts[np.argsort(-run_sum, kind="stable")[:keep]])
+
+
 def turning_starts(Y: np.ndarray, starts: np.ndarray, frames: int, share: float = 0.1) -> np.ndarray:
     """Of `starts`, the `share` whose runs of `frames` windows turn the root furthest (the sum of
     the captured turns, either way): the reversals and sharp turns, where a network that walks on
     from its own poses turns late (docs/training.md, 'Runs through the turns')."""
-    starts = np.asarray(starts, np.int64)
-    if len(starts) == 0:
-        return starts
-    turning = np.abs(Y[:, OUTPUT["root_turn"].start].astype(np.float64))     # the column alone, not all of Y
-    through = np.concatenate([[0.0], np.cumsum(turning)])
-    run_turn = through[starts + frames] - through[starts]
-    keep = max(1, int(round(share * len(starts))))
-    return np.sort(starts[np.argsort(-run_turn, kind="stable")[:keep]])
+    return furthest_starts(np.abs(Y[:, OUTPUT["root_turn"].start]), starts, frames, share)   # the column alone, not all of Y
+
+
+def strafing_starts(Y: np.ndarray, starts: np.ndarray, frames: int, share: float = 0.1) -> np.ndarray:
+    """Of `starts`, the `share` whose runs of `frames` windows move the root furthest off its
+    facing: each frame's speed less its forward part (nothing walking ahead, the speed
+    side-stepping, twice it walking backwards). There a MANN's pose freezes while the trajectory
+    carries it on (docs/controllers.md, 'It glides')."""
+    velocity = np.asarray(Y[:, OUTPUT["root_velocity"]], np.float64)     # (x sideways, z ahead) in the root's frame
+    return furthest_starts(np.linalg.norm(velocity, axis=1) - velocity[:, 1], starts, frames, share)
 
 
 def frame_changes(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -100,6 +113,7 @@ class Rollouts:
         self.frames, self.trajectory, self.channels = frames, trajectory, channels
         self.starts = sequence_starts(follows, frames)
         self.turning = turning_starts(Y, self.starts, frames)
+        self.strafing = strafing_starts(Y, self.starts, frames)
         turn, step, rise = frame_changes(X, Y)
         self.turn, self.step = t(turn), t(step)
         self.rise = t(rise[:, None] * np.array([0.0, 1.0, 0.0], np.float32))

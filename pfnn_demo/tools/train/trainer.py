@@ -107,6 +107,8 @@ class TrainConfig:
     # The share of each update's runs drawn from the tenth of them that turn furthest
     # (rollout.turning_starts) rather than from all alike.
     rollout_turns: float = 0.0
+    # The share drawn from the tenth that move furthest off the facing (rollout.strafing_starts).
+    rollout_strafes: float = 0.0
 
 
 # What differs from the PFNN recipe above when training a MANN: the paper's two hidden layers of
@@ -370,12 +372,14 @@ def window_loss(torch, model, tensors, index, noise, config: TrainConfig, warp=N
 
 def drawn_starts(rollouts: Rollouts, config: TrainConfig, rng) -> np.ndarray:
     """One update's `config.rollout_sequences` run starts: `config.rollout_turns` of them from
-    the runs that turn furthest, the rest from all."""
-    turning = int(round(config.rollout_turns * config.rollout_sequences))   # runs drawn from rollouts.turning
-    if turning == 0:    # one draw over all runs, the recipe's draws unchanged
+    the runs that turn furthest, `config.rollout_strafes` from those that move furthest off
+    the facing, the rest from all."""
+    counts = [int(round(share * config.rollout_sequences)) for share in (config.rollout_turns, config.rollout_strafes)]
+    if sum(counts) == 0:    # one draw over all runs, the recipe's draws unchanged
         return rollouts.starts[rng.integers(0, len(rollouts.starts), config.rollout_sequences)]
-    return np.concatenate([rollouts.turning[rng.integers(0, len(rollouts.turning), turning)],
-                           rollouts.starts[rng.integers(0, len(rollouts.starts), config.rollout_sequences - turning)]])
+    pools = (rollouts.turning, rollouts.strafing, rollouts.starts)
+    counts.append(max(0, config.rollout_sequences - sum(counts)))
+    return np.concatenate([pool[rng.integers(0, len(pool), count)] for pool, count in zip(pools, counts) if count > 0])
 
 
 def train_on_rollouts(torch, model, optimiser, rollouts: Rollouts, tensors, noise, config: TrainConfig, bar, log,

@@ -59,6 +59,26 @@ def test_equal_shares_when_none_are_given_and_a_mann_stays_a_mann(tmp_path):
     np.testing.assert_array_equal(soup.gate_inputs, a.gate_inputs)
 
 
+def test_a_mann_whose_gate_reads_the_phase_averages_with_one_whose_gate_does_not(tmp_path):
+    """The gate that ignores the phase is widened with no weight on it: the average's gate reads
+    the phase at the share of the network that reads it, and plays as the share-weighted mix."""
+    plain = make_mann_weights(seed=3)
+    reading = plain.with_phase_in_gate()
+    reading = dataclasses.replace(reading, G0=reading.G0 + np.float32(0.1))      # a fine-tune that reads the phase
+    save_mann(plain, tmp_path / "plain.npz")
+    save_mann(reading, tmp_path / "reading.npz")
+    out = tmp_path / "soup.npz"
+    assert main(["average", str(out), f"{tmp_path / 'reading.npz'}:0.25", f"{tmp_path / 'plain.npz'}:0.75"]) == 0
+    kind, soup = read_network_weights(out)
+    assert kind == "mann" and soup.gate_phase
+    phase_columns = slice(plain.G0.shape[1], None)
+    np.testing.assert_allclose(soup.G0[:, phase_columns], 0.25 * reading.G0[:, phase_columns], atol=1e-6)
+    np.testing.assert_allclose(soup.G0[:, :plain.G0.shape[1]], plain.G0 + np.float32(0.025), atol=1e-6)
+    network = load_network_file(out)
+    x = np.random.default_rng(0).normal(plain.Xmean, plain.Xstd).astype(np.float32)
+    assert np.all(np.isfinite(network.predict(x, 1.0)))
+
+
 def test_networks_that_cannot_be_averaged_are_one_line_errors(tmp_path, capsys):
     start = make_random_weights(seed=5)
     save_npz(start, tmp_path / "start.npz")

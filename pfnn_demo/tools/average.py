@@ -63,6 +63,11 @@ def average_networks(paths: list[str | Path], shares: list[float]) -> tuple[str,
     if len(paths) < 2:
         raise PfnnError("give at least two networks to average")
     read = [read_network_weights(path) for path in paths]
+    if any(getattr(weights, "gate_phase", False) for _, weights in read):
+        # A MANN gate that does not read the phase is one that gives it no weight: widened so, it
+        # averages with one that reads it, the phase's weight scaled by that network's share.
+        read = [(kind, weights.with_phase_in_gate() if hasattr(weights, "with_phase_in_gate") else weights)
+                for kind, weights in read]
     kind, first = read[0]
     for path, (other_kind, weights) in zip(paths[1:], read[1:]):
         if other_kind != kind:

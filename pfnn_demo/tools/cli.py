@@ -422,7 +422,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write the weighted average of networks' weights, weight for weight: networks fine-tuned "
                     "from one start (train --init) lie in one basin, so their average plays as a network, "
                     "often with what each does well (docs/training.md, \"Keeping a share of the start\"). The "
-                    "networks must be of one kind and size and share their normalisation.")
+                    "networks must be of one kind and size and share their normalisation; a MANN whose gate "
+                    "reads the phase averages with one whose gate does not, the phase weighted by its share.")
     average.add_argument("out", metavar="OUT.npz", help="network to write")
     average.add_argument("networks", nargs="+", metavar="NET.npz[:SHARE]",
                          help="networks to average, each with its share (they add up to 1), or all without "

@@ -56,8 +56,7 @@ def test_the_turning_runs_are_those_through_the_captured_turn(turning_windows):
 @pytest.mark.parametrize("off_facing", [(1.0, 0.0), (0.0, -1.0)], ids=["sideways", "backwards"])
 def test_the_strafing_runs_are_those_through_the_steps_off_the_facing(off_facing):
     """The runs drawn for strafing (--rollout-strafes) lie over the frames that move off the
-    facing, at the same speed as the walk ahead around them; walking ahead counts nothing, and
-    backwards counts more than sideways."""
+    facing, at the same speed as the walk ahead around them: walking ahead counts nothing."""
     Y = np.zeros((600, OUTPUT["root_velocity"].stop), np.float32)
     Y[:, OUTPUT["root_velocity"]] = (0.0, 2.0)                 # ahead, 2 units a frame
     Y[200:260, OUTPUT["root_velocity"]] = 2.0 * np.array(off_facing)
@@ -65,10 +64,15 @@ def test_the_strafing_runs_are_those_through_the_steps_off_the_facing(off_facing
     chosen = strafing_starts(Y, starts, 30, share=0.1)
     assert len(chosen) == round(0.1 * len(starts))
     assert all(s + 30 > 200 and s < 260 for s in chosen)       # every one steps off the facing
-    # a side-step and a walk backwards as long and as fast: the furthest run is the walk backwards
-    Y[200:260, OUTPUT["root_velocity"]] = (0.0, 2.0)
+
+
+def test_a_walk_backwards_moves_further_off_the_facing_than_a_side_step():
+    """A side-step and a walk backwards as long and as fast: the furthest run is the walk backwards."""
+    Y = np.zeros((600, OUTPUT["root_velocity"].stop), np.float32)
+    Y[:, OUTPUT["root_velocity"]] = (0.0, 2.0)
     Y[100:130, OUTPUT["root_velocity"]] = (2.0, 0.0)
     Y[400:430, OUTPUT["root_velocity"]] = (0.0, -2.0)
+    starts = sequence_starts(np.r_[False, np.ones(599, bool)], 30)
     assert list(strafing_starts(Y, starts, 30, share=1 / len(starts))) == [400]
 
 

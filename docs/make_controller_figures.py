@@ -1,10 +1,11 @@
 """Render the controller guide's figures: the PFNN, the MANN and the DeepPhase controller side by
 side under the same inputs (docs/controllers.png), the MANN gate's expert weights through a
-stop-and-go and a jump (docs/mann_gate.png), and the DeepPhase controller's phase channels
-through the same (docs/deepphase_channels.png).
+stop-and-go and a jump (docs/mann_gate.png), the DeepPhase controller's phase channels
+through the same (docs/deepphase_channels.png), and the PFNN's and the MANN's heel contacts
+against their phase while crouch walking (docs/mann_contacts.png).
 
     python docs/make_controller_figures.py [--pfnn network/pfnn.npz] [--mann network/mann.npz]
-                                           [--deepphase network/deepphase.npz]
+                                           [--deepphase network/deepphase.npz] [--only FIGURE ...]
 
 Every picture is simulated headless and rendered offscreen (EGL).
 """
@@ -29,6 +30,7 @@ SHOTS = [  # (arguments of `pfnn-demo screenshot`, label)
     (["--script", "jump_bars", "--scene", "jumps", "--frames", "158", "--camera-yaw", "90"], "jumping a bar"),
 ]
 GATE_CASES = [("stop_and_go", "plaza", 600), ("jump_bars", "jumps", 420)]
+CONTACT_CASE = ("crouch_walk", "urban", 780, 1380)    # crouch walking by button: 10 s
 EXPERT_COLOURS = [(70, 110, 200), (230, 140, 40), (60, 170, 90), (200, 60, 70), (140, 90, 190), (120, 80, 50),
                   (220, 120, 180), (120, 120, 120), (180, 180, 50), (60, 180, 190)]
 
@@ -148,16 +150,74 @@ def manifold_plot(out: Path, deepphase: str) -> None:
     pygame.image.save(surface, str(out))
 
 
+def contacts_plot(out: Path, networks: list[tuple[str, str]]) -> None:
+    """Each network's left and right heel contact outputs through CONTACT_CASE, one panel per
+    network, the contact threshold of one half drawn across and a tick at each half turn of the
+    phase (a step the phase counts), the heel coming down marked where its contact rises over
+    one half."""
+    import pygame
+
+    from pfnn_demo.library import load_network
+    from pfnn_demo.sim.controller import Controller
+    from pfnn_demo.sim.input_script import InputScript
+    from pfnn_demo.sim.scene import load_scene
+
+    script_name, scene_name, first, last = CONTACT_CASE
+    script, scene = InputScript.load(script_name), load_scene(scene_name)
+    pygame.font.init()
+    font = pygame.font.Font(None, 22)
+    width, panel = 1100, 150
+    surface = pygame.Surface((width, len(networks) * (panel + 40) + 20))
+    surface.fill((255, 255, 255))
+    top = 10
+    for name, path in networks:
+        controller = Controller(load_network(path), scene, starts=script.starts_in(scene))
+        heels, phases = [], []
+        for frame in range(last):
+            controller.step(script.state(frame))
+            if frame >= first:
+                pose = controller.pose()
+                heels.append(np.asarray(pose.contacts)[[0, 2]])
+                phases.append(pose.phase)
+        heels, half_turns = np.array(heels), np.floor(np.unwrap(phases) / np.pi)
+        strikes = int(np.sum(np.diff((heels > 0.5).astype(int), axis=0) == 1))
+        steps = int(half_turns[-1] - half_turns[0])
+        surface.blit(font.render(f"{name}, {script_name} @ {scene_name}, {first / 60:.0f}-{last / 60:.0f} s: heel "
+                                 f"contacts (left blue, right orange); {steps} steps by its phase (ticks), "
+                                 f"{strikes} heels down", True, (0, 0, 0)), (10, top))
+        top += 24
+        left, plot_width = 60, width - 80
+        xs = left + np.arange(len(heels)) * plot_width / max(len(heels) - 1, 1)
+        pygame.draw.rect(surface, (0, 0, 0), (left, top, plot_width, panel), 1)
+        pygame.draw.line(surface, (190, 190, 190), (left, top + panel / 2), (left + plot_width, top + panel / 2))
+        for frame in np.flatnonzero(np.diff(half_turns)) + 1:
+            pygame.draw.line(surface, (120, 120, 120), (xs[frame], top + panel - 12), (xs[frame], top + panel))
+        for side, colour in enumerate(EXPERT_COLOURS[:2]):
+            values = np.clip(heels[:, side], 0.0, 1.0)
+            points = [(float(x), float(top + panel * (1 - v))) for x, v in zip(xs, values)]
+            pygame.draw.lines(surface, colour, False, points, 2)
+        top += panel + 16
+    pygame.image.save(surface, str(out))
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pfnn", default=str(REPO / "network" / "pfnn.npz"))
     parser.add_argument("--mann", default=str(REPO / "network" / "mann.npz"))
     parser.add_argument("--deepphase", default=str(REPO / "network" / "deepphase.npz"))
     parser.add_argument("--out-dir", default=str(Path(__file__).parent), help="folder of the pictures")
+    figures = {
+        "mann_gate.png": lambda out: gate_plot(out, options.mann),
+        "deepphase_channels.png": lambda out: manifold_plot(out, options.deepphase),
+        "mann_contacts.png": lambda out: contacts_plot(out, [("PFNN", options.pfnn), ("MANN", options.mann)]),
+        "controllers.png": lambda out: strip(out, [("PFNN", options.pfnn), ("MANN", options.mann),
+                                                   ("DeepPhase", options.deepphase)]),
+    }
+    parser.add_argument("--only", nargs="+", choices=sorted(figures), metavar="FIGURE",
+                        help=f"make these figures alone: {', '.join(sorted(figures))} (default: all)")
     options = parser.parse_args()
     folder = Path(options.out_dir)
     folder.mkdir(parents=True, exist_ok=True)     # as the other figure scripts do
-    gate_plot(folder / "mann_gate.png", options.mann)
-    manifold_plot(folder / "deepphase_channels.png", options.deepphase)
-    strip(folder / "controllers.png", [("PFNN", options.pfnn), ("MANN", options.mann), ("DeepPhase", options.deepphase)])
-    print(f"wrote {folder / 'mann_gate.png'}, {folder / 'deepphase_channels.png'} and {folder / 'controllers.png'}")
+    for name in options.only or figures:
+        figures[name](folder / name)
+        print(f"wrote {folder / name}")

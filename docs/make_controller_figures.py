@@ -41,16 +41,17 @@ def strip(out: Path, networks: list[tuple[str, str]]) -> None:
     tile_screenshots(out, rows)
 
 
-def gate_traces(mann: str, read=lambda controller: controller.expert_weights) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """(case, what `read` gives of the player per frame (T, ...), gait weights (T, 6)) per case:
-    by default the MANN's expert weights (T, K)."""
+def gate_traces(mann: str, read=lambda controller: controller.expert_weights,
+                cases=GATE_CASES) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(case, what `read` gives of the player per frame (T, ...), gait weights (T, 6)) per case
+    (script, scene, frames): by default the MANN's expert weights (T, K)."""
     from pfnn_demo.library import load_network
     from pfnn_demo.sim.controller import Controller
     from pfnn_demo.sim.input_script import InputScript
     from pfnn_demo.sim.scene import load_scene
 
     traces = []
-    for script_name, scene_name, frames in GATE_CASES:
+    for script_name, scene_name, frames in cases:
         script = InputScript.load(script_name)
         scene = load_scene(scene_name)
         controller = Controller(load_network(mann), scene, starts=script.starts_in(scene))
@@ -152,43 +153,30 @@ def manifold_plot(out: Path, deepphase: str) -> None:
 
 def contacts_plot(out: Path, networks: list[tuple[str, str]]) -> None:
     """Each network's left and right heel contact outputs through CONTACT_CASE, one panel per
-    network, the contact threshold of one half drawn across and a tick at each half turn of the
-    phase (a step the phase counts), the heel coming down marked where its contact rises over
-    one half."""
+    network with the gait beneath, the contact threshold of one half drawn across and a tick at
+    each half turn of the phase (a step the phase counts); the title counts those steps and the
+    heels coming down (their contact rising over one half)."""
     import pygame
 
-    from pfnn_demo.library import load_network
-    from pfnn_demo.sim.controller import Controller
-    from pfnn_demo.sim.input_script import InputScript
-    from pfnn_demo.sim.scene import load_scene
-
     script_name, scene_name, first, last = CONTACT_CASE
-    script, scene = InputScript.load(script_name), load_scene(scene_name)
+    heels_and_phase = lambda controller: np.r_[controller.pose().contacts[[0, 2]], controller.pose().phase]  # noqa: E731
     pygame.font.init()
     font = pygame.font.Font(None, 22)
-    width, panel = 1100, 150
-    surface = pygame.Surface((width, len(networks) * (panel + 40) + 20))
+    width, panel, band = 1100, 150, 18
+    surface = pygame.Surface((width, len(networks) * (panel + band + 50) + 20))
     surface.fill((255, 255, 255))
     top = 10
     for name, path in networks:
-        controller = Controller(load_network(path), scene, starts=script.starts_in(scene))
-        heels, phases = [], []
-        for frame in range(last):
-            controller.step(script.state(frame))
-            if frame >= first:
-                pose = controller.pose()
-                heels.append(np.asarray(pose.contacts)[[0, 2]])
-                phases.append(pose.phase)
-        heels, half_turns = np.array(heels), np.floor(np.unwrap(phases) / np.pi)
+        (_, trace, gaits), = gate_traces(path, heels_and_phase, [(script_name, scene_name, last)])
+        heels, half_turns, gaits = trace[first:, :2], np.floor(np.unwrap(trace[first:, 2]) / np.pi), gaits[first:]
         strikes = int(np.sum(np.diff((heels > 0.5).astype(int), axis=0) == 1))
         steps = int(half_turns[-1] - half_turns[0])
-        surface.blit(font.render(f"{name}, {script_name} @ {scene_name}, {first / 60:.0f}-{last / 60:.0f} s: heel "
-                                 f"contacts (left blue, right orange); {steps} steps by its phase (ticks), "
+        surface.blit(font.render(f"{name}, {script_name} @ {scene_name} from {first / 60:.0f} s: heel contacts "
+                                 f"(left blue, right orange) and the gait; {steps} steps by its phase (ticks), "
                                  f"{strikes} heels down", True, (0, 0, 0)), (10, top))
         top += 24
         left, plot_width = 60, width - 80
         xs = left + np.arange(len(heels)) * plot_width / max(len(heels) - 1, 1)
-        pygame.draw.rect(surface, (0, 0, 0), (left, top, plot_width, panel), 1)
         pygame.draw.line(surface, (190, 190, 190), (left, top + panel / 2), (left + plot_width, top + panel / 2))
         for frame in np.flatnonzero(np.diff(half_turns)) + 1:
             pygame.draw.line(surface, (120, 120, 120), (xs[frame], top + panel - 12), (xs[frame], top + panel))
@@ -196,7 +184,8 @@ def contacts_plot(out: Path, networks: list[tuple[str, str]]) -> None:
             values = np.clip(heels[:, side], 0.0, 1.0)
             points = [(float(x), float(top + panel * (1 - v))) for x, v in zip(xs, values)]
             pygame.draw.lines(surface, colour, False, points, 2)
-        top += panel + 16
+        _frame_and_gait(surface, font, gaits, xs, (left, top, plot_width, panel), band)
+        top += panel + band + 26
     pygame.image.save(surface, str(out))
 
 

@@ -508,9 +508,9 @@ def clips_from_folders(data, log, grounded: bool = False, leave_out=()) -> list:
 def train_from_folder(args, log=None) -> Path:
     log = log or (lambda text: print(text, file=sys.stderr))
     _torch()   # without PyTorch, say so before a minute of labelling and synthesis
-    drawn_through = (getattr(args, "rollout_turns", None) or 0) + (getattr(args, "rollout_strafes", None) or 0)
-    if drawn_through > 1:
-        raise PfnnError(f"--rollout-turns and --rollout-strafes share the runs: together at most 1, not {drawn_through:g}")
+    chosen_runs = (getattr(args, "rollout_turns", None) or 0) + (getattr(args, "rollout_strafes", None) or 0)
+    if chosen_runs > 1:     # the shares of the runs drawn from their own pools
+        raise PfnnError(f"--rollout-turns and --rollout-strafes share the runs: together at most 1, not {chosen_runs:g}")
     model_kind = getattr(args, "model", "pfnn")
     phases = _phase_encoder(args, log) if model_kind == "deepphase" else None     # a bad file: at once
     initial = _network_to_start_from(args, model_kind, log)

@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 
 from pfnn_demo.motion.bvh import read_bvh
-from pfnn_demo.sim.features import CROUCH, FUTURE_SAMPLES, INPUT, OUTPUT, SAMPLES
+from pfnn_demo.sim.features import INPUT, OUTPUT
 from pfnn_demo.sim.rotation import rotate_y
 from pfnn_demo.tools.train.database import clip_from_motion, clip_windows, normalisation
-from pfnn_demo.tools.train.rollout import (crouching_starts, frame_changes, sequence_starts, strafing_starts,
-                                           turning_starts)
+from pfnn_demo.tools.train.rollout import frame_changes, sequence_starts, strafing_starts, turning_starts
 
 from conftest import REPO
 
@@ -75,23 +74,6 @@ def test_a_walk_backwards_moves_further_off_the_facing_than_a_side_step():
     Y[400:430, OUTPUT["root_velocity"]] = (0.0, -2.0)
     starts = sequence_starts(np.r_[False, np.ones(599, bool)], 30)
     assert list(strafing_starts(Y, starts, 30, share=1 / len(starts))) == [400]
-
-
-def test_the_crouching_runs_are_those_that_cover_ground_crouching():
-    """The runs drawn for crouching (--rollout-crouches) lie over the crouch walk, not over the
-    crouch stood still nor the walk upright around them, though both last longer."""
-    X = np.zeros((900, INPUT["gaits"].stop), np.float32)
-    Y = np.zeros((900, OUTPUT["root_velocity"].stop), np.float32)
-    Y[:, OUTPUT["root_velocity"]] = (0.0, 1.5)                       # walking ahead upright
-    now_crouch = INPUT["gaits"].start + SAMPLES * CROUCH + SAMPLES - FUTURE_SAMPLES
-    X[100:300, now_crouch] = 1.0
-    Y[100:300, OUTPUT["root_velocity"]] = 0.0                         # a crouch stood still
-    X[600:660, now_crouch] = 1.0
-    Y[600:660, OUTPUT["root_velocity"]] = (0.3, 1.0)                  # a crouch walk, slower
-    starts = sequence_starts(np.r_[False, np.ones(899, bool)], 30)
-    chosen = crouching_starts(X, Y, starts, 30, share=0.05)
-    assert len(chosen) == round(0.05 * len(starts))
-    assert all(s + 30 > 600 and s < 660 for s in chosen)
 
 
 def test_the_previous_pose_carried_into_the_output_frame_meets_the_captured_pose(turning_windows):
@@ -231,8 +213,7 @@ def test_a_share_of_each_updates_runs_is_drawn_through_the_turns():
 
     from pfnn_demo.tools.train.trainer import drawn_starts, recipe
 
-    rollouts = types.SimpleNamespace(starts=np.arange(1000), turning=np.arange(900, 1000), strafing=np.arange(10),
-                                     crouching=np.arange(10, 20))
+    rollouts = types.SimpleNamespace(starts=np.arange(1000), turning=np.arange(900, 1000), strafing=np.arange(10))
     config = recipe("mann", rollout_turns=0.5, rollout_sequences=16)
     drawn = np.concatenate([drawn_starts(rollouts, config, np.random.default_rng(seed)) for seed in range(50)])
     assert len(drawn) == 50 * 16
@@ -243,29 +224,27 @@ def test_a_share_of_each_updates_runs_is_drawn_through_the_turns():
     assert np.array_equal(alike, rollouts.starts[np.random.default_rng(3).integers(0, 1000, 16)])
 
 
-def test_the_strafing_and_crouching_shares_of_each_updates_runs_come_beside_the_turning_share(tmp_path, capsys):
-    """--rollout-strafes and --rollout-crouches with --rollout-turns: each share of an update's
-    runs from its own pool, the rest from all; together they may not ask for more than every run."""
+def test_the_strafing_share_of_each_updates_runs_comes_beside_the_turning_share(tmp_path, capsys):
+    """--rollout-strafes with --rollout-turns: each share of an update's runs from its own pool,
+    the rest from all; together they may not ask for more than every run."""
     import types
 
     from pfnn_demo.tools.train.trainer import drawn_starts, recipe
 
     rollouts = types.SimpleNamespace(starts=np.arange(1000), turning=np.arange(900, 950),
-                                     strafing=np.arange(950, 1000), crouching=np.arange(0, 50))
-    config = recipe("mann", rollout_turns=0.25, rollout_strafes=0.25, rollout_crouches=0.25, rollout_sequences=16)
+                                     strafing=np.arange(950, 1000))
+    config = recipe("mann", rollout_turns=0.25, rollout_strafes=0.5, rollout_sequences=16)
     drawn = np.stack([drawn_starts(rollouts, config, np.random.default_rng(seed)) for seed in range(50)])
     assert drawn.shape == (50, 16)
     assert np.all((drawn[:, :4] >= 900) & (drawn[:, :4] < 950))     # 4 through the turns
-    assert np.all(drawn[:, 4:8] >= 950)                              # 4 off the facing
-    assert np.all(drawn[:, 8:12] < 50)                               # 4 crouching
-    assert 0.0 < np.mean((drawn[:, 12:] >= 50) & (drawn[:, 12:] < 900))   # the rest from all
+    assert np.all(drawn[:, 4:12] >= 950)                             # 8 off the facing
+    assert 0.0 < np.mean(drawn[:, 12:] < 900)                        # the rest from all
 
     pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
     from pfnn_demo.tools.cli import main
 
     assert main(["train", "--model", "mann", "--data", str(REPO / "data"), "--rollout-turns", "0.6",
-                 "--rollout-crouches", "0.6", "--out", str(tmp_path / "out.npz")]) == 2
+                 "--rollout-strafes", "0.6", "--out", str(tmp_path / "out.npz")]) == 2
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1 and "at most 1" in error[0], error
     assert not (tmp_path / "out.npz").exists()
-

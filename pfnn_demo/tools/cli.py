@@ -288,10 +288,6 @@ def build_parser() -> argparse.ArgumentParser:
                          help="draw this share of the rollouts' runs from the tenth of them that move furthest off "
                               "the facing (side-steps, walking backwards), where a MANN's pose freezes "
                               "(default 0; docs/training.md, 'Runs through the strafes')")
-    trainer.add_argument("--rollout-crouches", type=_number(0.0, 1.0), default=None, metavar="SHARE",
-                         help="draw this share of the rollouts' runs from the tenth of them that cover most ground "
-                              "crouching, where a MANN's heels stop taking turns "
-                              "(default 0; docs/training.md, 'Runs through the crouches')")
     trainer.add_argument("--rollout-updates", type=_integer(1), default=None, metavar="N",
                          help=f"updates of rollout training, {recipe.rollout_sequences} runs each "
                               f"(default {recipe.rollout_updates})")

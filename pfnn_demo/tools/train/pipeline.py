@@ -508,10 +508,9 @@ def clips_from_folders(data, log, grounded: bool = False, leave_out=()) -> list:
 def train_from_folder(args, log=None) -> Path:
     log = log or (lambda text: print(text, file=sys.stderr))
     _torch()   # without PyTorch, say so before a minute of labelling and synthesis
-    chosen_runs = sum(getattr(args, f"rollout_{pool}", None) or 0 for pool in ("turns", "strafes", "crouches"))
+    chosen_runs = (getattr(args, "rollout_turns", None) or 0) + (getattr(args, "rollout_strafes", None) or 0)
     if chosen_runs > 1:     # the shares of the runs drawn from their own pools
-        raise PfnnError("--rollout-turns, --rollout-strafes and --rollout-crouches share the runs: "
-                        f"together at most 1, not {chosen_runs:g}")
+        raise PfnnError(f"--rollout-turns and --rollout-strafes share the runs: together at most 1, not {chosen_runs:g}")
     model_kind = getattr(args, "model", "pfnn")
     phases = _phase_encoder(args, log) if model_kind == "deepphase" else None     # a bad file: at once
     initial = _network_to_start_from(args, model_kind, log)
@@ -541,8 +540,7 @@ def train_from_folder(args, log=None) -> Path:
                     rollout_updates=getattr(args, "rollout_updates", None),
                     rollout_trajectory=getattr(args, "rollout_trajectory", False) or None,
                     rollout_turns=getattr(args, "rollout_turns", None),
-                    rollout_strafes=getattr(args, "rollout_strafes", None),
-                    rollout_crouches=getattr(args, "rollout_crouches", None))
+                    rollout_strafes=getattr(args, "rollout_strafes", None))
     walls_share, jog_sides = config.walls_share, config.jog_side_steps
     shape = {"jumps": jumps, "walls_share": walls_share, "jog_sides": jog_sides,
              "moving_turns": getattr(args, "moving_turns", 0) or 0}
@@ -610,7 +608,6 @@ def train_from_folder(args, log=None) -> Path:
                      f"own poses{' and near future' if config.rollout_trajectory else ''}"
                      f"{f' ({config.rollout_turns:g} of them through the furthest turns)' if config.rollout_turns > 0 else ''}"
                      f"{f' ({config.rollout_strafes:g} of them moving furthest off the facing)' if config.rollout_strafes > 0 else ''}"
-                     f"{f' ({config.rollout_crouches:g} of them covering most ground crouching)' if config.rollout_crouches > 0 else ''}"
                      f"{' and phase manifold' if model_kind == 'deepphase' else ''}, "
                      if config.rollout_frames > 0 else "")
                   + (f"then a share of {keep:g} of the starting network's weights mixed back in, " if keep > 0 else "")

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...sim.crowd import JOINT_SMOOTH, standing_to_moving
 from ...sim.deepphase import TICK, UPDATE_BLEND, read_phase_output
-from ...sim.features import CROUCH, FUTURE_SAMPLES, INPUT, INPUT_SIZE, OUTPUT, SAMPLE_STEP, SAMPLES, STAND
+from ...sim.features import FUTURE_SAMPLES, INPUT, INPUT_SIZE, OUTPUT, SAMPLE_STEP, SAMPLES, STAND
 from ...sim.trajectory import BIAS_DIRECTION, BIAS_POSITION, bend_shares
 from .manifold_windows import turn_phase_vectors
 
@@ -62,14 +62,6 @@ def strafing_starts(Y: np.ndarray, starts: np.ndarray, frames: int, share: float
     carries it on (docs/controllers.md, 'It glides')."""
     velocity = np.asarray(Y[:, OUTPUT["root_velocity"]], np.float64)     # (x sideways, z ahead) in the root's frame
     return furthest_starts(np.linalg.norm(velocity, axis=1) - velocity[:, 1], starts, frames, share)
-
-
-def crouching_starts(X: np.ndarray, Y: np.ndarray, starts: np.ndarray, frames: int, share: float = 0.1) -> np.ndarray:
-    """Of `starts`, the `share` whose runs of `frames` windows cover the most ground crouching:
-    each frame's root speed times its crouch gait now (speed, so that runs wholly crouched do not
-    tie). There a MANN's heels stop taking turns (docs/controllers.md, the crouch-walking contacts)."""
-    speed = np.linalg.norm(np.asarray(Y[:, OUTPUT["root_velocity"]], np.float64), axis=1)
-    return furthest_starts(speed * X[:, INPUT["gaits"].start + SAMPLES * CROUCH + NOW], starts, frames, share)
 
 
 def frame_changes(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -122,7 +114,6 @@ class Rollouts:
         self.starts = sequence_starts(follows, frames)
         self.turning = turning_starts(Y, self.starts, frames)
         self.strafing = strafing_starts(Y, self.starts, frames)
-        self.crouching = crouching_starts(X, Y, self.starts, frames)
         turn, step, rise = frame_changes(X, Y)
         self.turn, self.step = t(turn), t(step)
         self.rise = t(rise[:, None] * np.array([0.0, 1.0, 0.0], np.float32))

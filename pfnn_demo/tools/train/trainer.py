@@ -109,8 +109,6 @@ class TrainConfig:
     rollout_turns: float = 0.0
     # The share drawn from the tenth that move furthest off the facing (rollout.strafing_starts).
     rollout_strafes: float = 0.0
-    # The share drawn from the tenth that cover most ground crouching (rollout.crouching_starts).
-    rollout_crouches: float = 0.0
 
 
 # What differs from the PFNN recipe above when training a MANN: the paper's two hidden layers of
@@ -375,14 +373,11 @@ def window_loss(torch, model, tensors, index, noise, config: TrainConfig, warp=N
 def drawn_starts(rollouts: Rollouts, config: TrainConfig, rng) -> np.ndarray:
     """One update's `config.rollout_sequences` run starts: `config.rollout_turns` of them from
     the runs that turn furthest, `config.rollout_strafes` from those that move furthest off
-    the facing, `config.rollout_crouches` from those that cover most ground crouching, the rest
-    from all."""
-    chosen = ((config.rollout_turns, rollouts.turning), (config.rollout_strafes, rollouts.strafing),
-              (config.rollout_crouches, rollouts.crouching))
-    counts = [int(round(share * config.rollout_sequences)) for share, _ in chosen]
+    the facing, the rest from all."""
+    counts = [int(round(share * config.rollout_sequences)) for share in (config.rollout_turns, config.rollout_strafes)]
     if sum(counts) == 0:    # one draw over all runs, the recipe's draws unchanged
         return rollouts.starts[rng.integers(0, len(rollouts.starts), config.rollout_sequences)]
-    pools = [pool for _, pool in chosen] + [rollouts.starts]
+    pools = (rollouts.turning, rollouts.strafing, rollouts.starts)
     counts.append(max(0, config.rollout_sequences - sum(counts)))
     return np.concatenate([pool[rng.integers(0, len(pool), count)] for pool, count in zip(pools, counts) if count > 0])
 

@@ -104,7 +104,8 @@ def _check_compatible(first, other, first_path, path) -> None:
                 raise PfnnError(f"{field.name} has shape {np.shape(b)} where {first_path}'s has {np.shape(a)}: "
                                 "only networks of the same sizes average", path)
         elif not np.array_equal(a, b):
-            what = "normalises its inputs or outputs otherwise" if field.name in NORMALISATION else f"has another {field.name}"
+            what = ("normalises its inputs or outputs otherwise" if field.name in NORMALISATION
+                    else f"has another {field.name}")
             raise PfnnError(f"{what} than {first_path}: average only networks fine-tuned from one start "
                             "(pfnn-demo train --init), which keep its normalisation", path)
 

@@ -85,15 +85,19 @@ def test_networks_that_cannot_be_averaged_are_one_line_errors(tmp_path, capsys):
     save_npz(make_random_weights(seed=6), tmp_path / "stranger.npz")        # its own normalisation
     save_npz(make_random_weights(seed=5, sizes=(342, 32, 48, 311)), tmp_path / "small.npz")
     save_mann(make_mann_weights(seed=1), tmp_path / "mann.npz")
+    save_mann(dataclasses.replace(make_mann_weights(seed=1), gate_ease=0.2), tmp_path / "eased.npz")
     start_path = str(tmp_path / "start.npz")
     cases = [
         ([str(tmp_path / "stranger.npz")], "fine-tuned from one start"),
         ([str(tmp_path / "small.npz")], "same sizes"),
         ([str(tmp_path / "mann.npz")], "one kind"),
         ([str(tmp_path / "nothing.npz")], "no such file"),
+        # A MANN played with its blend eased otherwise is not the same start's network.
+        ([str(tmp_path / "mann.npz"), str(tmp_path / "eased.npz")], "has another gate_ease"),
     ]
     for others, message in cases:
-        assert main(["average", str(tmp_path / "out.npz"), start_path] + others) == 2
+        first = others.pop(0) if len(others) > 1 else start_path
+        assert main(["average", str(tmp_path / "out.npz"), first] + others) == 2
         error = capsys.readouterr().err.strip().splitlines()
         assert len(error) == 1 and message in error[0], error
     for parts, message in (([f"{start_path}:0.5", f"{start_path}:0.4"], "add up to 1"),

@@ -116,6 +116,30 @@ def test_each_characters_expert_blend_eases_towards_the_gates(mann_path):
     assert np.isnan(state["blend"][1]).all() and not np.isnan(state["blend"][0]).any()
 
 
+def test_the_blends_ease_is_the_network_files_and_a_file_without_one_eases_half_way(tmp_path, mann_path):
+    import dataclasses
+
+    from pfnn_demo.sim.mann import DEFAULT_GATE_EASE
+
+    assert "gate_ease" not in np.load(mann_path).files      # a file made before it stays as it was
+    assert load_network(mann_path).gate_ease == DEFAULT_GATE_EASE == 0.5
+    slower = tmp_path / "slower.npz"
+    save_mann(dataclasses.replace(make_mann_weights(), gate_ease=0.2), slower)
+    policy, _, blends = step_expert_blends(load_network(slower), lambda x, state: x)
+    assert policy.gate_ease == 0.2
+    # Eased less, the blend moves less from step to step on the same inputs.
+    _, _, half_way = step_expert_blends(load_network(mann_path), lambda x, state: x)
+    assert np.abs(np.diff(blends, axis=0)).max() < np.abs(np.diff(half_way, axis=0)).max()
+    with np.load(slower) as data:
+        arrays = {key: data[key] for key in data.files}
+    for value, message in ((np.float64(0.0), "gate_ease is 0"), (np.float64(1.5), "gate_ease is 1.5"),
+                           (np.array([0.2, 0.3]), "gate_ease must be one number")):
+        broken = tmp_path / "broken.npz"
+        np.savez(broken, **{**arrays, "gate_ease": value})
+        with pytest.raises(WeightsError, match=message):
+            load_network(broken)
+
+
 def test_recordings_of_a_mann_replay_and_a_pfnn_recording_drives_a_mann(tmp_path, mann_path):
     from pfnn_demo.tools.cli import main
 
@@ -245,6 +269,12 @@ def test_training_a_mann_is_reproducible_and_its_file_plays(tmp_path):
         assert np.array_equal(first[key], second[key]), key
     network = load_network(tmp_path / "first.npz")
     assert network.experts == 3 and network.weights.W0.shape == (3, 16, 342)
+    assert network.gate_ease == 0.5 and "gate_ease" not in first.files
+    # A recipe's gate ease goes into the file it writes, and from there into play.
+    model, _ = train(X, Y, P, norm, recipe("mann", hidden=16, epochs=1, batch_size=16, experts=3, gate_ease=0.25),
+                     progress=False, log=lambda text: None)
+    export(model, norm, tmp_path / "eased.npz", "eased")
+    assert load_network(tmp_path / "eased.npz").gate_ease == 0.25
     controller = Controller(network, load_scene("plaza"))
     _, failure = simulate(controller, InputScript.load("walk_circle"), 30)
     assert failure is None

@@ -134,6 +134,15 @@ def test_a_rollout_of_one_frame_is_the_ordinary_loss_and_longer_runs_train(turni
     assert np.isfinite(history[-1]["rollout_loss"])
     # Trained on its own poses, the network plays on from them better; bit for bit again.
     assert losses[1] < losses[0] and losses[1] == losses[2], losses
+    with torch.no_grad():
+        # Eased all the way, the carried blend is the gate's own; eased less, the run plays otherwise
+        # (its first window is still the gate's).
+        runs = {ease: float(Rollouts(torch, X, Y, follows, norm, 8, "cpu", ease=ease).loss(
+            torch, trained, Xn, Yn, Pt, rollouts.starts[::3], None)) for ease in (None, 1.0, 0.2)}
+        first = Rollouts(torch, X, Y, follows, norm, 1, "cpu", ease=0.2).loss(torch, trained, Xn, Yn, Pt, rows, None)
+        plain = torch.mean((trained(Xn[rows]) - Yn[rows]) ** 2)
+    assert abs(runs[1.0] - runs[None]) < 1e-5 * runs[None] and abs(runs[0.2] - runs[None]) > 1e-3 * runs[None], runs
+    assert abs(float(first) - float(plain)) < 1e-5 * float(plain)
 
 
 def test_a_fed_back_future_is_the_captured_one_when_predicted_right_and_leans_toward_a_wrong_one(turning_windows):

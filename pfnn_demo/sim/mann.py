@@ -43,6 +43,9 @@ GATE_LAYERS = ("G0", "g0", "G1", "g1", "G2", "g2")
 NORMALISATION = ("Xmean", "Xstd", "Ymean", "Ystd")
 KIND = "mann"
 PHASE_GATE_INPUTS = 2      # the carried phase's cosine and sine, for a gate that reads it
+# How far each character's expert blend moves towards the gate's each frame in play, for files
+# that do not say (policy.ExpertPolicy): the shipped MANN's and DeepPhase controller's.
+DEFAULT_GATE_EASE = 0.5
 
 
 @dataclasses.dataclass
@@ -74,6 +77,9 @@ class MannWeights:
     # The gate also reads the phase the network carries (its cosine and sine after gate_inputs),
     # as the Neural State Machine's gate does (Starke et al. 2019); the motion network does not.
     gate_phase: bool = False
+    # The share of the way each character's blend moves towards the gate's each frame in play
+    # (1: the gate's own blend). A property of the network: it was chosen, or trained, with it.
+    gate_ease: float = DEFAULT_GATE_EASE
 
     @property
     def experts(self) -> int:
@@ -137,6 +143,9 @@ class MannWeights:
                                    "infinite values", source)
         if np.any(self.Xstd == 0) or np.any(self.Ystd == 0):
             raise WeightsError("Xstd or Ystd holds zeros (division by zero when normalising)", source)
+        if not 0.0 < self.gate_ease <= 1.0:
+            raise WeightsError(f"gate_ease is {self.gate_ease:g}: the share of the way the experts' blend "
+                               "moves towards the gate's each frame must lie in (0, 1]", source)
 
 
 def save_mann(weights: MannWeights, path: str | Path, experts_dtype=np.float16, kind: str = KIND) -> None:
@@ -149,6 +158,8 @@ def save_mann(weights: MannWeights, path: str | Path, experts_dtype=np.float16, 
     arrays = {name: np.ascontiguousarray(getattr(weights, name), dtype=experts_dtype if name[0] == "W" else np.float32)
               for name in EXPERT_LAYERS + GATE_LAYERS + NORMALISATION}
     extra = {"gate_phase": np.bool_(True)} if weights.gate_phase else {}
+    if weights.gate_ease != DEFAULT_GATE_EASE:     # absent otherwise: files made before it stay as they were
+        extra["gate_ease"] = np.float64(weights.gate_ease)
     np.savez_compressed(path, **npz_header(weights, kind),
                         gate_inputs=np.asarray(weights.gate_inputs, np.int64), **extra, **arrays)
 
@@ -166,9 +177,19 @@ def mann_from_arrays(contents: dict, path: Path) -> MannWeights:
         heel_contacts=bool(contents.get("heel_contacts", True)),
         joint_count=int(contents.get("joint_count", 31)),
         trajectory_samples=int(contents.get("trajectory_samples", 12)),
-        gate_phase=bool(contents.get("gate_phase", False)))
+        gate_phase=bool(contents.get("gate_phase", False)),
+        gate_ease=_scalar(contents, "gate_ease", DEFAULT_GATE_EASE, path))
     weights.validate(path)
     return weights
+
+
+def _scalar(contents: dict, key: str, default: float, path: Path) -> float:
+    if key not in contents:
+        return default
+    value = np.asarray(contents[key])
+    if value.shape != () or value.dtype.kind not in "fiu":
+        raise WeightsError(f"{key} must be one number (it holds {value.dtype} of shape {value.shape})", path)
+    return float(value)
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -225,6 +246,11 @@ class ModeAdaptiveNetwork:
     def gate_phase(self) -> bool:
         """Whether the gate reads the carried phase beside its inputs."""
         return self.weights.gate_phase
+
+    @property
+    def gate_ease(self) -> float:
+        """How far each character's blend moves towards the gate's each frame in play."""
+        return self.weights.gate_ease
 
     def gate(self, x_normalised: np.ndarray, phase: np.ndarray | None = None) -> np.ndarray:
         """(N, 342) normalised inputs (and, for a gate that reads it, the phase (N,) in radians)

@@ -71,18 +71,23 @@ class PhasePolicy(_PhaseCarrier):
 
 class ExpertPolicy(_PhaseCarrier):
     """The mode-adaptive network: its gate blends the experts from the input alone, and each
-    character's blend moves `gate_ease` of the way towards the gate's each frame. The phase it
-    predicts (its phase-step output, trained as the PFNN's) is carried for the HUD and
-    recordings, and read back only by a gate that reads the phase (mann.MannWeights.gate_phase),
-    never by the motion network; what the last step used is the experts' blend."""
+    character's blend moves `gate_ease` of the way towards the gate's each frame (the network
+    file's). The phase it predicts (its phase-step output, trained as the PFNN's) is carried for
+    the HUD and recordings, and read back only by a gate that reads the phase
+    (mann.MannWeights.gate_phase), never by the motion network; what the last step used is the
+    experts' blend."""
 
     kind = "mann"
     state_keys = ("phase", "blend")
-    # The gate reads the trajectory's far future, which jumps when the stick does: followed at
-    # once, its blend swung by 0.23-0.65 in one frame at stick changes and the raw pose snapped
-    # with it. Moving half way each frame, random play in the plaza snapped in 70 frames instead of
-    # 95 and shook 12 % less (mean joint acceleration 430 against 488), turning as fast.
-    gate_ease = 0.5
+
+    # Why ease at all: the gate reads the trajectory's far future, which jumps when the stick
+    # does: followed at once, the first shipped MANN's blend swung by 0.23-0.65 in one frame at
+    # stick changes and the raw pose snapped with it. Moving half way each frame (its file's
+    # default, mann.DEFAULT_GATE_EASE), random play in the plaza snapped in 70 frames instead of 95
+    # and shook 12 % less (mean joint acceleration 430 against 488), turning as fast.
+    @property
+    def gate_ease(self) -> float:
+        return self.network.gate_ease
 
     def initial_state(self, count: int) -> dict[str, np.ndarray]:
         return {**super().initial_state(count), "blend": np.full((count, self.network.experts), np.nan, np.float32)}
@@ -124,7 +129,7 @@ class ManifoldPolicy(ExpertPolicy):
 
     kind = deepphase.KIND
     state_keys = ("phase", "blend", "manifold")
-    # Eased as the MANN's (its gate_ease): the manifold moves smoothly, but the gate also reads the
+    # Eased as the MANN's (its file's gate_ease): the manifold moves smoothly, but the gate also reads the
     # trajectory's far future, which jumps with the stick. Followed at once, the shipped network
     # snapped in 805 frames over eval's 96 cases, eased in 505 (the original 565).
 

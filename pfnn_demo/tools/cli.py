@@ -221,6 +221,14 @@ def build_parser() -> argparse.ArgumentParser:
                          help="for --model mann: the gate also reads the phase (the labelled one in training, the "
                               "one the network predicts and carries in play), as the Neural State Machine's gate "
                               "does; the motion network still reads no phase")
+    trainer.add_argument("--gate-ease", type=_number(0.0, 1.0, above=True), default=None, metavar="SHARE",
+                         help="for --model mann or deepphase: how far each character's blend of the experts moves "
+                              "towards the gate's each frame in play, written into the network (1: the gate's own; "
+                              "default: the --init network's, else 0.5)")
+    trainer.add_argument("--rollout-eased", action="store_true",
+                         help="for --model mann or deepphase: the runs on the network's own poses blend the experts "
+                              "as play does, each frame's blend --gate-ease of the way from the last one's to the "
+                              "gate's (without it the gate's own blend, as the shipped recipe)")
     trainer.add_argument("--batch-size", type=_integer(1), default=recipe.batch_size, help="mini-batch size (default %(default)s)")
     trainer.add_argument("--learning-rate", type=_number(0.0, above=True), default=recipe.learning_rate,
                          help="Adam's (a MANN: AdamW's) peak step size (default %(default)s)")
@@ -631,7 +639,7 @@ def _bounds(low, high, above: bool = False) -> str:
         return f"{'above' if above else 'at least'} {low}"
     if low is None:
         return f"at most {high}"
-    return f"{low} to {high}"
+    return f"above {low}, at most {high}" if above else f"{low} to {high}"
 
 
 def _size(text: str) -> tuple[int, int]:

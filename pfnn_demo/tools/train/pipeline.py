@@ -22,6 +22,7 @@ from .synthesis import (TURN_RATES, RollingGround, at_speed, bend, crouch, loop_
                         setting_off_frames, speed_changes, stops, time_warp, transition, TURNING_START_ANGLES,
                         turning_start, turns_on_the_move, variations, WallsBeside)
 from ...sim.deepphase import output_groups
+from ...sim.mann import DEFAULT_GATE_EASE
 from ...sim.networks import file_md5, read_network_weights
 from .manifold_windows import clip_manifold, manifold_windows
 from .trainer import _progress, _torch, export, keep_initial, recipe, train
@@ -534,6 +535,8 @@ def train_from_folder(args, log=None) -> Path:
                     device=args.device, experts=sizes.get("experts", getattr(args, "experts", None)),
                     gate_hidden=sizes.get("gate_hidden"),
                     gate_phase=sizes.get("gate_phase", getattr(args, "gate_phase", False)) or None,
+                    gate_ease=getattr(args, "gate_ease", None),
+                    rollout_eased=getattr(args, "rollout_eased", False) or None,
                     walls_share=getattr(args, "walls_share", None),
                     jog_side_steps=getattr(args, "jog_side_steps", None),
                     rollout_frames=getattr(args, "rollout_frames", None),
@@ -606,11 +609,14 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"blocks beside the path of {walls_share:g} of the flat clips, " if walls_share > 0 else "")
                   + (f"then {config.rollout_updates} updates on runs of {config.rollout_frames} frames fed their "
                      f"own poses{' and near future' if config.rollout_trajectory else ''}"
+                     f"{' (the experts blended as in play)' if config.rollout_eased and model_kind != 'pfnn' else ''}"
                      f"{f' ({config.rollout_turns:g} of them through the furthest turns)' if config.rollout_turns > 0 else ''}"
                      f"{f' ({config.rollout_strafes:g} of them moving furthest off the facing)' if config.rollout_strafes > 0 else ''}"
                      f"{' and phase manifold' if model_kind == 'deepphase' else ''}, "
                      if config.rollout_frames > 0 else "")
                   + (f"then a share of {keep:g} of the starting network's weights mixed back in, " if keep > 0 else "")
+                  + (f"the experts' blend moving {model.gate_ease:g} of the way to the gate's each frame in play, "
+                     if getattr(model, "gate_ease", DEFAULT_GATE_EASE) != DEFAULT_GATE_EASE else "")
                   + f"hidden {config.hidden}, seed {config.seed}."
                   + (" " + DEEPMIMIC_ACKNOWLEDGEMENT if "deepmimic" in sources else "")
                   + (" " + CMU_ACKNOWLEDGEMENT if "cmu" in sources else ""))
@@ -625,6 +631,12 @@ def _network_to_start_from(args, model_kind: str, log):
     normalisation), checked before any work starts."""
     if getattr(args, "gate_phase", False) and model_kind != "mann":
         raise PfnnError(f"--gate-phase is for --model mann (a {model_kind} network's gate is its own)")
+    if model_kind == "pfnn":
+        for option, given in (("--gate-ease", getattr(args, "gate_ease", None) is not None),
+                              ("--rollout-eased", getattr(args, "rollout_eased", False))):
+            if given:
+                raise PfnnError(f"{option} is for a network with a gate (--model mann or deepphase): a PFNN "
+                                "blends its weights by the phase")
     if not getattr(args, "init", None):
         if getattr(args, "keep_init", 0.0):
             raise PfnnError("--keep-init mixes back the network given by --init: give --init too")

@@ -107,10 +107,11 @@ class Rollouts:
     the training device."""
 
     def __init__(self, torch, X, Y, follows, normalisation, frames: int, device: str, trajectory: bool = False,
-                 channels: int = 0):
+                 channels: int = 0, ease: float | None = None):
         x_mean, x_std, y_mean, y_std = normalisation
         t = lambda a: torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32).to(device)   # noqa: E731
         self.frames, self.trajectory, self.channels = frames, trajectory, channels
+        self.ease = ease     # a gated network's blend eased as in play (policy.ExpertPolicy); None: not
         self.starts = sequence_starts(follows, frames)
         self.turning = turning_starts(Y, self.starts, frames)
         self.strafing = strafing_starts(Y, self.starts, frames)
@@ -186,7 +187,7 @@ class Rollouts:
         if self.channels:
             mean, std = self.manifold_in
             manifold = (Xn[starts, self.manifold_columns] * std + mean).reshape(len(starts), FUTURE_SAMPLES, self.channels, 2)
-        total = 0.0
+        total, blend = 0.0, None
         for j in range(self.frames):
             rows = starts + j
             inputs = Xn[rows].clone()
@@ -205,7 +206,12 @@ class Rollouts:
                 if j > 0:   # after the first window these inputs carry the network's own errors
                     jitter[:, self.fed_back] = 0.0
                 inputs = inputs + jitter
-            prediction = model(inputs, Pt[rows])
+            if self.ease is None:
+                prediction = model(inputs, Pt[rows])
+            else:   # the gradient flows through the carried blend, as the pose's through the fed-back pose
+                gate = model.blend(inputs, Pt[rows])
+                blend = gate if blend is None else blend + self.ease * (gate - blend)
+                prediction = model.with_blend(inputs, blend)
             total = total + torch.mean((prediction - Yn[rows]) ** 2)
             if j + 1 < self.frames:
                 predicted_positions, predicted_velocities = (self._read(prediction, name, OUTPUT, self.out_scale)

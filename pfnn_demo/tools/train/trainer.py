@@ -83,6 +83,10 @@ class TrainConfig:
     # A MANN's gate also reads the phase (its cosine and sine; the labelled phase in training, the
     # phase it predicts and carries in play), as the Neural State Machine's gate does.
     gate_phase: bool = False
+    # The share of the way each character's expert blend moves towards the gate's each frame in
+    # play, written into the network file (mann.MannWeights.gate_ease); None: the --init
+    # network's, else mann.DEFAULT_GATE_EASE.
+    gate_ease: float | None = None
     weight_decay: float = 2.5e-3
     # Of the training clips on flat ground, the share given blocks beside their path
     # (synthesis.WallsBeside), so that a tall side height (a building's top beside the street)
@@ -104,6 +108,9 @@ class TrainConfig:
     rollout_rate: float = 2e-4
     # Feed the runs' near future trajectory back too, as play does (rollout.py), not only the pose.
     rollout_trajectory: bool = False
+    # A gated network's runs blend the experts as play does: each frame's blend `gate_ease` of
+    # the way from the last one's to the gate's (False: the gate's own, as the base recipe's).
+    rollout_eased: bool = False
     # The share of each update's runs drawn from the tenth of them that turn furthest
     # (rollout.turning_starts) rather than from all alike.
     rollout_turns: float = 0.0
@@ -206,7 +213,11 @@ def build_mann_model(torch, input_size: int, output_size: int, config: TrainConf
 
         def forward(self, x, phase=None):
             """x (B, in) normalised -> (B, out) normalised (`phase` read only by a gate that reads it)."""
-            return blended_layers(torch, self, x, self.blend(x, phase))
+            return self.with_blend(x, self.blend(x, phase))
+
+        def with_blend(self, x, blend):
+            """x (B, in) normalised through the experts blended by blend (B, K) -> (B, out) normalised."""
+            return blended_layers(torch, self, x, blend)
 
         def l1(self):
             return sum(w.abs().mean() for w in self.weights) / 6.0
@@ -259,6 +270,8 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
         optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
     if initial is not None:
         start_from(torch, model, initial)
+    if hasattr(model, "gate"):
+        model.gate_ease = resolved_gate_ease(config, initial)    # what the file will say, and runs ease by
     history, start_epoch = [], 0
     if resume and checkpoint is not None and checkpoint.is_file():
         state = torch.load(checkpoint, weights_only=False)
@@ -300,8 +313,9 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
             torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "history": history,
                         "epoch": epoch + 1}, checkpoint)
     if config.rollout_frames > 0 and follows is not None and config.rollout_updates > 0:
+        ease = model.gate_ease if config.rollout_eased and hasattr(model, "gate") else None
         rollouts = Rollouts(torch, X, Y, follows, normalisation, config.rollout_frames, config.device,
-                            trajectory=config.rollout_trajectory, channels=channels)
+                            trajectory=config.rollout_trajectory, channels=channels, ease=ease)
         loss = train_on_rollouts(torch, model, optimiser, rollouts, (Xn, Yn, Pt), noise, config, bar, log, warp)
         if loss is not None and history:
             history[-1]["rollout_loss"] = loss
@@ -309,6 +323,16 @@ def train(X: np.ndarray, Y: np.ndarray, P: np.ndarray, normalisation, config: Tr
                 history[-1]["validation_loss_after_rollouts"] = evaluate(model, *validation, normalisation, config)
                 log(f"validation loss after rollouts {history[-1]['validation_loss_after_rollouts']:.4f}")
     return model, history
+
+
+def resolved_gate_ease(config: TrainConfig, initial=None) -> float:
+    """The gate ease a gated network is trained for and written with: the recipe's, else the
+    network it starts from's, else the default."""
+    from ...sim.mann import DEFAULT_GATE_EASE
+
+    if config.gate_ease is not None:
+        return config.gate_ease
+    return float(getattr(initial, "gate_ease", DEFAULT_GATE_EASE))
 
 
 def file_parameters(model) -> list[tuple[str, object]]:
@@ -494,13 +518,13 @@ def _file_arrays(model) -> dict[str, np.ndarray]:
 
 
 def _export_mann(model, normalisation, path: Path, provenance: str, kind: str):
-    from ...sim.mann import MannWeights, save_mann
+    from ...sim.mann import DEFAULT_GATE_EASE, MannWeights, save_mann
 
     x_mean, x_std, y_mean, y_std = normalisation
     arrays = _file_arrays(model)
     weights = MannWeights(**arrays, gate_inputs=model.gate_inputs.cpu().numpy(), Xmean=x_mean, Xstd=x_std,
                           Ymean=y_mean, Ystd=y_std, provenance=provenance, heel_contacts=True,
-                          gate_phase=model.gate_phase)
+                          gate_phase=model.gate_phase, gate_ease=getattr(model, "gate_ease", DEFAULT_GATE_EASE))
     path.parent.mkdir(parents=True, exist_ok=True)
     save_mann(weights, path, kind=kind)
     return weights

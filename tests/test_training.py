@@ -735,7 +735,9 @@ def test_a_gate_without_the_phase_starts_a_phase_reading_gate_that_plays_as_it_d
     from pfnn_demo.sim.mann import ModeAdaptiveNetwork
     from pfnn_demo.sim.networks import read_network_weights
 
-    _, shipped = read_network_weights(REPO / "network" / "mann.npz")
+    from test_mann import make_mann_weights
+
+    shipped = make_mann_weights(seed=4)
     widened = shipped.with_phase_in_gate()
     assert widened.gate_phase and not shipped.gate_phase
     assert widened.G0.shape == (shipped.G0.shape[0], shipped.G0.shape[1] + 2)
@@ -825,16 +827,27 @@ def test_the_shipped_recipe_script_runs_commands_the_cli_accepts_on_clips_that_e
     assert sum(average_shares([share for _, share in parts])) == pytest.approx(1.0)
 
 
-def test_the_shipped_mann_script_trains_its_two_steps_with_the_cli():
+def test_the_shipped_mann_script_trains_its_steps_with_the_cli_and_averages_its_two_last():
+    from pfnn_demo.tools.average import parse_part
     from pfnn_demo.tools.cli import build_parser
 
     commands = _recipe_commands("train_mann.sh", "network/mann.npz")
-    parsed = [build_parser().parse_args(words[1:]) for words in commands]
-    assert [words[1] for words in commands] == ["train", "train"]
-    assert all(args.model == "mann" and all((REPO / folder).is_dir() for folder in args.data) for args in parsed)
-    # The fine-tune starts from the first step, keeps three quarters of it and writes the shipped file.
-    assert parsed[1].init == parsed[0].out and parsed[1].out == "network/mann.npz"
-    assert parsed[1].keep_init == 0.75 and parsed[1].jog_side_steps == "any" and parsed[1].seed == 1
+    assert [words[1] for words in commands] == ["train"] * 4 + ["average"]
+    parsed = [build_parser().parse_args(words[1:]) for words in commands[:4]]
+    assert all(args.model == "mann" and args.gate_phase and all((REPO / folder).is_dir() for folder in args.data)
+               for args in parsed)
+    # The second step starts from the first and keeps three quarters of it.
+    assert parsed[1].init == parsed[0].out and parsed[1].keep_init == 0.75 and parsed[1].seed == 1
+    # The two runs start from the second step alike, but for the eased blend in the second.
+    assert parsed[2].init == parsed[3].init == parsed[1].out and parsed[2].epochs == parsed[3].epochs == 0
+    assert parsed[2].gate_ease == parsed[3].gate_ease == 0.2
+    assert (parsed[2].rollout_eased, parsed[3].rollout_eased) == (False, True)
+    different = {key for key, value in vars(parsed[2]).items() if vars(parsed[3])[key] != value}
+    assert different == {"rollout_eased", "out"}
+    # Last, those two averaged into the shipped file.
+    average = build_parser().parse_args(commands[-1][1:])
+    assert average.out == "network/mann.npz"
+    assert [parse_part(part) for part in average.networks] == [(parsed[2].out, None), (parsed[3].out, None)]
 
 
 def test_the_shipped_deepphase_script_fine_tunes_its_first_step_on_the_windows_it_kept():

@@ -733,7 +733,6 @@ def test_a_phase_reading_gate_for_another_kind_is_a_one_line_error(tmp_path, cap
 
 def test_a_gate_without_the_phase_starts_a_phase_reading_gate_that_plays_as_it_did(tmp_path):
     from pfnn_demo.sim.mann import ModeAdaptiveNetwork
-    from pfnn_demo.sim.networks import read_network_weights
 
     from test_mann import make_mann_weights
 

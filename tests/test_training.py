@@ -736,13 +736,13 @@ def test_a_gate_without_the_phase_starts_a_phase_reading_gate_that_plays_as_it_d
 
     from test_mann import make_mann_weights
 
-    shipped = make_mann_weights(seed=4)
-    widened = shipped.with_phase_in_gate()
-    assert widened.gate_phase and not shipped.gate_phase
-    assert widened.G0.shape == (shipped.G0.shape[0], shipped.G0.shape[1] + 2)
-    before, after = ModeAdaptiveNetwork(shipped), ModeAdaptiveNetwork(widened)
+    plain = make_mann_weights(seed=4)
+    widened = plain.with_phase_in_gate()
+    assert widened.gate_phase and not plain.gate_phase
+    assert widened.G0.shape == (plain.G0.shape[0], plain.G0.shape[1] + 2)
+    before, after = ModeAdaptiveNetwork(plain), ModeAdaptiveNetwork(widened)
     rng = np.random.default_rng(5)
-    x = shipped.Xmean + rng.normal(size=(4, shipped.Xmean.size)).astype(np.float32) * shipped.Xstd
+    x = plain.Xmean + rng.normal(size=(4, plain.Xmean.size)).astype(np.float32) * plain.Xstd
     phases = np.array([0.0, 1.5, 3.0, 4.5])
     expected = before.predict_batch(x)
     assert np.abs(after.predict_batch(x, phases) - expected).max() <= 1e-5 * np.abs(expected).max()

@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--rollout-eased", action="store_true",
                          help="for --model mann or deepphase: the runs on the network's own poses blend the experts "
                               "as play does, each frame's blend --gate-ease of the way from the last one's to the "
-                              "gate's (without it the gate's own blend, as the shipped recipe)")
+                              "gate's (without it the gate's own blend, as the base recipe)")
     trainer.add_argument("--batch-size", type=_integer(1), default=recipe.batch_size, help="mini-batch size (default %(default)s)")
     trainer.add_argument("--learning-rate", type=_number(0.0, above=True), default=recipe.learning_rate,
                          help="Adam's (a MANN: AdamW's) peak step size (default %(default)s)")

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from pfnn_demo.motion.bvh import read_bvh
-from pfnn_demo.sim.features import INPUT, OUTPUT
+from pfnn_demo.sim.features import FUTURE_SAMPLES, INPUT, OUTPUT, SAMPLES, STAND
 from pfnn_demo.sim.rotation import rotate_y
 from pfnn_demo.tools.train.database import clip_from_motion, clip_windows, normalisation
-from pfnn_demo.tools.train.rollout import frame_changes, sequence_starts, strafing_starts, turning_starts
+from pfnn_demo.tools.train.rollout import (frame_changes, sequence_starts, stopping_starts, strafing_starts,
+                                           turning_starts)
 
 from conftest import REPO
 
@@ -74,6 +75,26 @@ def test_a_walk_backwards_moves_further_off_the_facing_than_a_side_step():
     Y[400:430, OUTPUT["root_velocity"]] = (0.0, -2.0)
     starts = sequence_starts(np.r_[False, np.ones(599, bool)], 30)
     assert list(strafing_starts(Y, starts, 30, share=1 / len(starts))) == [400]
+
+
+def test_the_stopping_runs_are_those_coming_to_a_stand():
+    """The runs drawn for stops (--rollout-stops) lie over the frames where the stand gait now
+    rises (a walk stopping), none over the walk setting off again, nor across the start of the
+    next clip."""
+    now_stand = INPUT["gaits"].start + SAMPLES * STAND + SAMPLES - FUTURE_SAMPLES
+    X = np.zeros((600, INPUT["gaits"].stop), np.float32)
+    X[:300, now_stand] = 0.2                                 # a slow walk
+    X[300:330, now_stand] = np.linspace(0.2, 1.0, 30)       # stops
+    X[330:450, now_stand] = 1.0                              # stands
+    X[450:480, now_stand] = np.linspace(1.0, 0.0, 30)       # and sets off again
+    X[520:, now_stand] = 1.0        # a standing clip from row 520: no rise from the clip before
+    follows = np.ones(600, bool)
+    follows[[0, 520]] = False
+    starts = sequence_starts(follows, 30)
+    chosen = stopping_starts(X, starts, 30, share=0.1)
+    assert len(chosen) == round(0.1 * len(starts))
+    assert all(s + 30 > 300 and s < 330 for s in chosen)       # every one through the stop
+    assert list(stopping_starts(X, starts, 30, share=1 / len(starts))) == [300]
 
 
 def test_the_previous_pose_carried_into_the_output_frame_meets_the_captured_pose(turning_windows):
@@ -241,19 +262,25 @@ def test_the_strafing_share_of_each_updates_runs_comes_beside_the_turning_share(
     from pfnn_demo.tools.train.trainer import drawn_starts, recipe
 
     rollouts = types.SimpleNamespace(starts=np.arange(1000), turning=np.arange(900, 950),
-                                     strafing=np.arange(950, 1000))
+                                     strafing=np.arange(950, 1000), stopping=np.arange(800, 850))
     config = recipe("mann", rollout_turns=0.25, rollout_strafes=0.5, rollout_sequences=16)
     drawn = np.stack([drawn_starts(rollouts, config, np.random.default_rng(seed)) for seed in range(50)])
     assert drawn.shape == (50, 16)
     assert np.all((drawn[:, :4] >= 900) & (drawn[:, :4] < 950))     # 4 through the turns
     assert np.all(drawn[:, 4:12] >= 950)                             # 8 off the facing
     assert 0.0 < np.mean(drawn[:, 12:] < 900)                        # the rest from all
+    # --rollout-stops: its share from its own pool, after the turns' and the strafes'
+    config = recipe("mann", rollout_turns=0.25, rollout_strafes=0.25, rollout_stops=0.25, rollout_sequences=16)
+    drawn = np.stack([drawn_starts(rollouts, config, np.random.default_rng(seed)) for seed in range(50)])
+    assert np.all((drawn[:, 8:12] >= 800) & (drawn[:, 8:12] < 850))  # 4 coming to a stand
 
     pytest.importorskip("torch", reason="the 'train' extra (PyTorch) is not installed")
     from pfnn_demo.tools.cli import main
 
-    assert main(["train", "--model", "mann", "--data", str(REPO / "data"), "--rollout-turns", "0.6",
-                 "--rollout-strafes", "0.6", "--out", str(tmp_path / "out.npz")]) == 2
-    error = capsys.readouterr().err.strip().splitlines()
-    assert len(error) == 1 and "at most 1" in error[0], error
-    assert not (tmp_path / "out.npz").exists()
+    for shares in (["--rollout-turns", "0.6", "--rollout-strafes", "0.6"],
+                   ["--rollout-turns", "0.5", "--rollout-strafes", "0.25", "--rollout-stops", "0.5"]):
+        assert main(["train", "--model", "mann", "--data", str(REPO / "data"), *shares,
+                     "--out", str(tmp_path / "out.npz")]) == 2
+        error = capsys.readouterr().err.strip().splitlines()
+        assert len(error) == 1 and "at most 1" in error[0], error
+        assert not (tmp_path / "out.npz").exists()

@@ -296,6 +296,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="draw this share of the rollouts' runs from the tenth of them that move furthest off "
                               "the facing (side-steps, walking backwards), where a MANN's pose freezes "
                               "(default 0; docs/training.md, 'Runs through the strafes')")
+    trainer.add_argument("--rollout-stops", type=_number(0.0, 1.0), default=None, metavar="SHARE",
+                         help="draw this share of the rollouts' runs from the tenth of them that come to a stand "
+                              "most (walks and jogs stopping), where a network on its own poses may drift on or "
+                              "keep stepping (default 0; docs/training.md, 'Runs into a stand')")
     trainer.add_argument("--rollout-updates", type=_integer(1), default=None, metavar="N",
                          help=f"updates of rollout training, {recipe.rollout_sequences} runs each "
                               f"(default {recipe.rollout_updates})")

@@ -506,12 +506,22 @@ def clips_from_folders(data, log, grounded: bool = False, leave_out=()) -> list:
     return clips
 
 
+def _chosen_runs(config) -> str:
+    """The provenance's words for the shares of the runs drawn from their own pools."""
+    shares = [(share, words) for share, words in (
+        (config.rollout_turns, "through the furthest turns"), (config.rollout_strafes, "moving furthest off the facing"),
+        (config.rollout_stops, "coming to a stand")) if share > 0]
+    return "".join(f"{' (' if i == 0 else ', '}{share:g} {'of them ' if i == 0 else ''}{words}"
+                   for i, (share, words) in enumerate(shares)) + (")" if shares else "")
+
+
 def train_from_folder(args, log=None) -> Path:
     log = log or (lambda text: print(text, file=sys.stderr))
     _torch()   # without PyTorch, say so before a minute of labelling and synthesis
-    chosen_runs = (getattr(args, "rollout_turns", None) or 0) + (getattr(args, "rollout_strafes", None) or 0)
+    chosen_runs = sum(getattr(args, name, None) or 0 for name in ("rollout_turns", "rollout_strafes", "rollout_stops"))
     if chosen_runs > 1:     # the shares of the runs drawn from their own pools
-        raise PfnnError(f"--rollout-turns and --rollout-strafes share the runs: together at most 1, not {chosen_runs:g}")
+        raise PfnnError("--rollout-turns, --rollout-strafes and --rollout-stops share the runs: together at most 1, "
+                        f"not {chosen_runs:g}")
     model_kind = getattr(args, "model", "pfnn")
     phases = _phase_encoder(args, log) if model_kind == "deepphase" else None     # a bad file: at once
     initial = _network_to_start_from(args, model_kind, log)
@@ -543,7 +553,8 @@ def train_from_folder(args, log=None) -> Path:
                     rollout_updates=getattr(args, "rollout_updates", None),
                     rollout_trajectory=getattr(args, "rollout_trajectory", False) or None,
                     rollout_turns=getattr(args, "rollout_turns", None),
-                    rollout_strafes=getattr(args, "rollout_strafes", None))
+                    rollout_strafes=getattr(args, "rollout_strafes", None),
+                    rollout_stops=getattr(args, "rollout_stops", None))
     walls_share, jog_sides = config.walls_share, config.jog_side_steps
     shape = {"jumps": jumps, "walls_share": walls_share, "jog_sides": jog_sides,
              "moving_turns": getattr(args, "moving_turns", 0) or 0}
@@ -610,8 +621,7 @@ def train_from_folder(args, log=None) -> Path:
                   + (f"then {config.rollout_updates} updates on runs of {config.rollout_frames} frames fed their "
                      f"own poses{' and near future' if config.rollout_trajectory else ''}"
                      f"{' (the experts blended as in play)' if config.rollout_eased and model_kind != 'pfnn' else ''}"
-                     f"{f' ({config.rollout_turns:g} of them through the furthest turns)' if config.rollout_turns > 0 else ''}"
-                     f"{f' ({config.rollout_strafes:g} of them moving furthest off the facing)' if config.rollout_strafes > 0 else ''}"
+                     f"{_chosen_runs(config)}"
                      f"{' and phase manifold' if model_kind == 'deepphase' else ''}, "
                      if config.rollout_frames > 0 else "")
                   + (f"then a share of {keep:g} of the starting network's weights mixed back in, " if keep > 0 else "")

@@ -64,6 +64,17 @@ def strafing_starts(Y: np.ndarray, starts: np.ndarray, frames: int, share: float
     return furthest_starts(np.linalg.norm(velocity, axis=1) - velocity[:, 1], starts, frames, share)
 
 
+def stopping_starts(X: np.ndarray, starts: np.ndarray, frames: int, share: float = 0.1) -> np.ndarray:
+    """Of `starts`, the `share` whose runs of `frames` windows come to a stand most: the rise of
+    the stand gait now, summed over the run (walks and jogs stopping). There a network on its own
+    poses can drift on or keep stepping after the stick is released (docs/training.md, 'Runs
+    into a stand')."""
+    stand = np.asarray(X[:, INPUT["gaits"].start + SAMPLES * STAND + NOW], np.float64)
+    # Every window of a run follows the one before it (sequence_starts): no rise across clips.
+    rise = np.concatenate([[0.0], np.maximum(np.diff(stand), 0.0)])
+    return furthest_starts(rise, starts, frames, share)
+
+
 def frame_changes(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row r (meaningful where it follows row r - 1): the turn and the root step from the
     previous-pose frame of row r (the root a frame before) to its output frame, both read from
@@ -115,6 +126,7 @@ class Rollouts:
         self.starts = sequence_starts(follows, frames)
         self.turning = turning_starts(Y, self.starts, frames)
         self.strafing = strafing_starts(Y, self.starts, frames)
+        self.stopping = stopping_starts(X, self.starts, frames)
         turn, step, rise = frame_changes(X, Y)
         self.turn, self.step = t(turn), t(step)
         self.rise = t(rise[:, None] * np.array([0.0, 1.0, 0.0], np.float32))

@@ -116,6 +116,8 @@ class TrainConfig:
     rollout_turns: float = 0.0
     # The share drawn from the tenth that move furthest off the facing (rollout.strafing_starts).
     rollout_strafes: float = 0.0
+    # The share drawn from the tenth that come to a stand most (rollout.stopping_starts).
+    rollout_stops: float = 0.0
 
 
 # What differs from the PFNN recipe above when training a MANN: the paper's two hidden layers of
@@ -397,13 +399,18 @@ def window_loss(torch, model, tensors, index, noise, config: TrainConfig, warp=N
 def drawn_starts(rollouts: Rollouts, config: TrainConfig, rng) -> np.ndarray:
     """One update's `config.rollout_sequences` run starts: `config.rollout_turns` of them from
     the runs that turn furthest, `config.rollout_strafes` from those that move furthest off
-    the facing, the rest from all."""
-    counts = [int(round(share * config.rollout_sequences)) for share in (config.rollout_turns, config.rollout_strafes)]
+    the facing, `config.rollout_stops` from those that come to a stand, the rest from all."""
+    shares = (config.rollout_turns, config.rollout_strafes, config.rollout_stops)
+    counts = [int(round(share * config.rollout_sequences)) for share in shares]
     if sum(counts) == 0:    # one draw over all runs, the recipe's draws unchanged
         return rollouts.starts[rng.integers(0, len(rollouts.starts), config.rollout_sequences)]
-    pools = (rollouts.turning, rollouts.strafing, rollouts.starts)
     counts.append(max(0, config.rollout_sequences - sum(counts)))
-    return np.concatenate([pool[rng.integers(0, len(pool), count)] for pool, count in zip(pools, counts) if count > 0])
+    drawn = []
+    for name, count in zip(("turning", "strafing", "stopping", "starts"), counts):
+        if count > 0:     # a pool is read only when drawn from
+            pool = getattr(rollouts, name)
+            drawn.append(pool[rng.integers(0, len(pool), count)])
+    return np.concatenate(drawn)
 
 
 def train_on_rollouts(torch, model, optimiser, rollouts: Rollouts, tensors, noise, config: TrainConfig, bar, log,

@@ -5,9 +5,10 @@
 #   2. one more epoch from it with another seed and every looped jog also turned to either side,
 #      three quarters of the first step's weights mixed back in;
 #   3. from that, 600 updates on runs fed their own poses and near future, half of them through
-#      the furthest turns and a quarter through stops (--rollout-stops 0.25), twice: once as the base recipe runs them and once with the experts
-#      blended as play blends them (--rollout-eased), each character's blend moving 0.2 of the
-#      way to the gate's each frame (--gate-ease 0.2, written into the file);
+#      the furthest turns and a quarter through stops (--rollout-stops 0.25), twice: once as the
+#      base recipe runs them and once with the experts blended as play blends them
+#      (--rollout-eased), each character's blend moving 0.2 of the way to the gate's each frame
+#      (--gate-ease 0.2, written into the file);
 #   4. the two averaged weight for weight.
 # Usage: bash scripts/train_mann.sh [OUT.npz] [extra pfnn-demo train options, e.g. --device cuda]
 set -euo pipefail

@@ -25,7 +25,7 @@ from ...sim.deepphase import output_groups
 from ...sim.mann import DEFAULT_GATE_EASE
 from ...sim.networks import file_md5, read_network_weights
 from .manifold_windows import clip_manifold, manifold_windows
-from .trainer import _progress, _torch, export, keep_initial, recipe, train
+from .trainer import CHOSEN_RUNS, _progress, _torch, export, keep_initial, recipe, train
 from .window_cache import cached_windows, check_folder, window_key
 
 CMU_ACKNOWLEDGEMENT = ("The data used in this project was obtained from mocap.cs.cmu.edu. "
@@ -508,9 +508,7 @@ def clips_from_folders(data, log, grounded: bool = False, leave_out=()) -> list:
 
 def _chosen_runs(config) -> str:
     """The provenance's words for the shares of the runs drawn from their own pools."""
-    shares = [(share, words) for share, words in (
-        (config.rollout_turns, "through the furthest turns"), (config.rollout_strafes, "moving furthest off the facing"),
-        (config.rollout_stops, "coming to a stand")) if share > 0]
+    shares = [(getattr(config, name), words) for name, _, words in CHOSEN_RUNS if getattr(config, name) > 0]
     return "".join(f"{' (' if i == 0 else ', '}{share:g} {'of them ' if i == 0 else ''}{words}"
                    for i, (share, words) in enumerate(shares)) + (")" if shares else "")
 
@@ -518,9 +516,10 @@ def _chosen_runs(config) -> str:
 def train_from_folder(args, log=None) -> Path:
     log = log or (lambda text: print(text, file=sys.stderr))
     _torch()   # without PyTorch, say so before a minute of labelling and synthesis
-    chosen_runs = sum(getattr(args, name, None) or 0 for name in ("rollout_turns", "rollout_strafes", "rollout_stops"))
+    chosen_runs = sum(getattr(args, name, None) or 0 for name, _, _ in CHOSEN_RUNS)
     if chosen_runs > 1:     # the shares of the runs drawn from their own pools
-        raise PfnnError("--rollout-turns, --rollout-strafes and --rollout-stops share the runs: together at most 1, "
+        flags = ["--" + name.replace("_", "-") for name, _, _ in CHOSEN_RUNS]
+        raise PfnnError(f"{', '.join(flags[:-1])} and {flags[-1]} share the runs: together at most 1, "
                         f"not {chosen_runs:g}")
     model_kind = getattr(args, "model", "pfnn")
     phases = _phase_encoder(args, log) if model_kind == "deepphase" else None     # a bad file: at once

@@ -64,12 +64,17 @@ def strafing_starts(Y: np.ndarray, starts: np.ndarray, frames: int, share: float
     return furthest_starts(np.linalg.norm(velocity, axis=1) - velocity[:, 1], starts, frames, share)
 
 
+def stand_now(X: np.ndarray) -> np.ndarray:
+    """(N,) the stand gait of each window's current sample (1 standing)."""
+    return X[:, INPUT["gaits"].start + SAMPLES * STAND + SAMPLES - FUTURE_SAMPLES]
+
+
 def stopping_starts(X: np.ndarray, starts: np.ndarray, frames: int, share: float = 0.1) -> np.ndarray:
     """Of `starts`, the `share` whose runs of `frames` windows come to a stand most: the rise of
     the stand gait now, summed over the run (walks and jogs stopping). There a network on its own
     poses can drift on or keep stepping after the stick is released (docs/training.md, 'Runs
     into a stand')."""
-    stand = np.asarray(X[:, INPUT["gaits"].start + SAMPLES * STAND + NOW], np.float64)
+    stand = np.asarray(stand_now(X), np.float64)
     # Every window of a run follows the one before it (sequence_starts): no rise across clips.
     rise = np.concatenate([[0.0], np.maximum(np.diff(stand), 0.0)])
     return furthest_starts(rise, starts, frames, share)
@@ -147,7 +152,7 @@ class Rollouts:
             self.manifold_in = (t(x_mean[self.manifold_columns]), t(x_std[self.manifold_columns]))
             self.output_scale = (t(y_mean), t(y_std))
             # The crowd's stand amount at each window: 1 moving, 0 standing.
-            self.moving = t(standing_to_moving(np.clip(X[:, INPUT["gaits"].start + SAMPLES * STAND + NOW], 0.0, 1.0)))
+            self.moving = t(standing_to_moving(np.clip(stand_now(X), 0.0, 1.0)))
 
     def _read(self, values, name, layout, scale):
         mean, std = scale[name]

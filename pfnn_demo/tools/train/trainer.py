@@ -396,17 +396,23 @@ def window_loss(torch, model, tensors, index, noise, config: TrainConfig, warp=N
     return torch.mean((model(inputs, phases) - Yn[index]) ** 2)
 
 
+# The runs drawn from pools of their own: the recipe's share, the pool (an attribute of Rollouts)
+# and what the provenance calls them.
+CHOSEN_RUNS = (("rollout_turns", "turning", "through the furthest turns"),
+               ("rollout_strafes", "strafing", "moving furthest off the facing"),
+               ("rollout_stops", "stopping", "coming to a stand"))
+
+
 def drawn_starts(rollouts: Rollouts, config: TrainConfig, rng) -> np.ndarray:
     """One update's `config.rollout_sequences` run starts: `config.rollout_turns` of them from
     the runs that turn furthest, `config.rollout_strafes` from those that move furthest off
     the facing, `config.rollout_stops` from those that come to a stand, the rest from all."""
-    shares = (config.rollout_turns, config.rollout_strafes, config.rollout_stops)
-    counts = [int(round(share * config.rollout_sequences)) for share in shares]
+    counts = [int(round(getattr(config, share) * config.rollout_sequences)) for share, _, _ in CHOSEN_RUNS]
     if sum(counts) == 0:    # one draw over all runs, the recipe's draws unchanged
         return rollouts.starts[rng.integers(0, len(rollouts.starts), config.rollout_sequences)]
     counts.append(max(0, config.rollout_sequences - sum(counts)))
     drawn = []
-    for name, count in zip(("turning", "strafing", "stopping", "starts"), counts):
+    for name, count in zip([pool for _, pool, _ in CHOSEN_RUNS] + ["starts"], counts):
         if count > 0:     # a pool is read only when drawn from
             pool = getattr(rollouts, name)
             drawn.append(pool[rng.integers(0, len(pool), count)])

@@ -368,6 +368,33 @@ def test_a_locked_foot_on_rough_ground_stays_still_while_the_network_turns_it(or
     assert np.all(moved > 0.5) if original else np.all(moved < 0.05), moved
 
 
+@pytest.mark.parametrize("original", [False, True])
+def test_a_locked_toe_stays_put_while_the_network_turns_it_under_a_still_heel(original):
+    # A network's toe position and its heel's rotation come from different outputs, and standing
+    # after a strafe a network turned its toes 12 degrees round heels whose axes stayed put. The
+    # original aims the heel's forward axis at the locked toe, so the drawn toe swept round with
+    # the network's (2-3 units/s); the heel is now turned so that the toe itself points there.
+    from pfnn_demo.sim.foot_ik import FootIK
+    from pfnn_demo.sim.rotation import axis_angle_matrix
+    from pfnn_demo.sim.terrain import Heightmap
+
+    terrain = Heightmap(np.full((64, 64), 6.0, np.float32))
+    ik = FootIK(1, use_heel_contacts=True, original=original)
+    ik.reset(0, 0.0)
+    pose = _standing_pose()
+    toes = []
+    for frame in range(50):               # locked, then each toe turns 0.5 degrees a frame round its heel
+        turned = pose.copy()
+        turn = axis_angle_matrix(np.array([0.0, 1.0, 0.0]), np.radians(0.5 * max(frame - 10, 0))).astype(np.float32)
+        for heel, toe in ((4, 5), (9, 10)):
+            pivot = pose[0, heel, :3, 3]
+            turned[0, toe, :3, 3] = pivot + turn @ (pose[0, toe, :3, 3] - pivot)
+        toes.append(ik.solve(turned, np.full((1, 4), 0.9), terrain)[0, [5, 10], :3, 3])
+    moved = np.linalg.norm(toes[-1] - toes[10], axis=-1)
+    assert np.all(ik.lock > 0.99)
+    assert np.all(moved > 1.5) if original else np.all(moved < 0.05), moved
+
+
 def test_a_state_saved_before_feet_held_their_roll_restores_each_locked_foot_on_its_drawn_heel():
     from pfnn_demo.sim.networks import load_network_file
     from pfnn_demo.sim.skeleton import LEFT_LEG, RIGHT_LEG

@@ -4,9 +4,11 @@ align heels and toes.
 Every quantity carries a leading (N, 2) axis pair: character, then leg (left, right). The maths
 is the original's, step by step, as batched 4x4 transforms (column vectors: rotation in [:3, :3],
 translation in [:3, 3]); a step the original skips for a leg (a heel already on its target, a
-foot out of contact) is computed anyway and discarded with a mask. Two departures, both undone
-by `FootIK(original=True)`: a leg eases into full extension instead of snapping straight, and a
-locked foot keeps the roll it locked with.
+foot out of contact) is computed anyway and discarded with a mask. Departures, all undone by
+`FootIK(original=True)`: a leg eases into full extension instead of snapping straight, a locked
+foot keeps the roll it locked with, a lock is led along behind a network's foot that has walked
+away from it, and the heel is turned so that its toe joint, not its forward axis, points at the
+toe's target.
 """
 
 from __future__ import annotations
@@ -115,6 +117,19 @@ def _ground_frame(forward: np.ndarray, across: np.ndarray, origin: np.ndarray) -
     return out
 
 
+def _toe_yaw(offset: np.ndarray) -> np.ndarray:
+    """Rotations (..., 3, 3) about the local y axis that bring a toe offset (..., 3) into the y-z
+    plane, its forward (z) part positive: a frame turned by one has the toe straight ahead."""
+    across, forward = offset[..., 0], offset[..., 2]
+    length = np.maximum(np.hypot(across, forward), 1e-9)
+    cos, sin = forward / length, -across / length
+    out = np.zeros(offset.shape[:-1] + (3, 3))
+    out[..., 0, 0], out[..., 0, 2] = cos, sin
+    out[..., 1, 1] = 1.0
+    out[..., 2, 0], out[..., 2, 2] = -sin, cos
+    return out
+
+
 def _clamp_heights(points: np.ndarray, terrain: Heightmap, lift: float, low: np.ndarray, high: np.ndarray) -> None:
     """Points (K, ..., 3) onto the terrain plus `lift`, kept within [low, high] (...) each."""
     ground = terrain.sample(points[..., 0], points[..., 2]) + lift
@@ -135,6 +150,11 @@ class FootIK:
         # Whether a locked foot keeps its axis across (the original levels it on the network's own
         # axis every frame, which rolls a locked foot on rough ground as the network's foot turns).
         self.hold_roll = not original
+        # Whether the heel is turned so that its toe joint, not its own forward axis, points at the
+        # toe's target. A network's toe can turn under its heel's axis (the two come from different
+        # outputs): aiming the axis, a locked foot's toe swept round its heel as the network twisted
+        # the foot while standing (2-3 units/s after a strafe).
+        self.aim_toe = not original
         # How far a locked heel may trail the network's (LOCK_REACH); the original's lock holds anywhere.
         self.lock_reach = np.inf if original else LOCK_REACH
         self.threshold = LABELLED_THRESHOLD if use_heel_contacts else THRESHOLD
@@ -193,7 +213,8 @@ class FootIK:
         if self.hold_roll:
             across = _normalize(across + self.lock[:, HEEL, :, None] * (self.across - across))
         if np.any(touching):
-            heel = self._orient_heel(g, local, keys[:, TOE], weight, terrain, across)
+            toe_offset = local["toe"][..., :3, 3] if self.aim_toe else None
+            heel = self._orient_heel(g, local, keys[:, TOE], weight, terrain, across, toe_offset)
             local["heel"] = np.where(touching[..., None, None], heel, local["heel"])
             self._forward(g, local)
             toe = self._orient_toe(g, local, weight, terrain)
@@ -263,9 +284,11 @@ class FootIK:
 
     @staticmethod
     def _orient_heel(g: dict, local: dict, toe_key: np.ndarray, weight: np.ndarray, terrain: Heightmap,
-                     across: np.ndarray) -> np.ndarray:
+                     across: np.ndarray, toe_offset: np.ndarray | None = None) -> np.ndarray:
         """Point the heel at the toe target, level across (`across`, unit (N, 2, 3)) with the terrain
-        (original-demo.md: Heel and toe orientation)."""
+        (original-demo.md: Heel and toe orientation). Given the toe's offset in the heel's frame
+        (N, 2, 3), the heel is turned about its up axis so that the toe joint lies towards the
+        target rather than the heel's forward axis."""
         h = g["heel"][..., :3, 3]
         across = 10.0 * across
         low, high = h[..., 1] - HEEL_BEND, h[..., 1] + HEEL_BEND
@@ -274,7 +297,10 @@ class FootIK:
         s0, s1 = sides
         f = toe_key.copy()
         f[..., 1] = np.clip(f[..., 1], low, high)
-        target_local = _rigid_inverse(g["knee"]) @ _ground_frame(f - h, s0 - s1, h)
+        target = _ground_frame(f - h, s0 - s1, h)
+        if toe_offset is not None:
+            target[..., :3, :3] = target[..., :3, :3] @ _toe_yaw(toe_offset)
+        target_local = _rigid_inverse(g["knee"]) @ target
         return _mix_transforms(local["heel"], target_local, weight)
 
     @staticmethod

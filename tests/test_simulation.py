@@ -337,6 +337,31 @@ def test_a_lock_the_network_stepped_far_from_is_led_on_smoothly_once_the_body_fo
     assert acceleration.max() < 2.0, acceleration.max()                   # units a frame per frame
 
 
+def _drawn_toes_as_the_network_turns_its_feet(terrain, original: bool, degrees_a_frame: float,
+                                              heels_too: bool) -> tuple:
+    """Foot IK over 50 frames of the standing pose, planted: for 10 frames still, then each foot's
+    toe turning `degrees_a_frame` about its heel (and the heel's rotation with it, `heels_too`).
+    The IK and the drawn toes (frames, 2, 3)."""
+    from pfnn_demo.sim.foot_ik import FootIK
+    from pfnn_demo.sim.rotation import axis_angle_matrix
+
+    ik = FootIK(1, use_heel_contacts=True, original=original)
+    ik.reset(0, 0.0)
+    pose = _standing_pose()
+    toes = []
+    for frame in range(50):
+        turned = pose.copy()
+        turn = axis_angle_matrix(np.array([0.0, 1.0, 0.0]),
+                                 np.radians(degrees_a_frame * max(frame - 10, 0))).astype(np.float32)
+        for heel, toe in ((4, 5), (9, 10)):
+            pivot = pose[0, heel, :3, 3]
+            if heels_too:
+                turned[0, [heel, toe], :3, :3] = turn @ pose[0, [heel, toe], :3, :3]
+            turned[0, toe, :3, 3] = pivot + turn @ (pose[0, toe, :3, 3] - pivot)
+        toes.append(ik.solve(turned, np.full((1, 4), 0.9), terrain)[0, [5, 10], :3, 3])
+    return ik, np.array(toes)
+
+
 @pytest.mark.parametrize("original", [False, True])
 def test_a_locked_foot_on_rough_ground_stays_still_while_the_network_turns_it(original):
     # After a stop a network often gathers its feet under a lock: its foot turns while the drawn
@@ -344,25 +369,13 @@ def test_a_locked_foot_on_rough_ground_stays_still_while_the_network_turns_it(or
     # so off the flat the turning swept the samples and rolled the drawn foot, moving its toe while
     # standing (on a slope, most of a unit as the foot turns 40 degrees; up to 4 units/s over
     # rocks); a locked foot now keeps the axis across it that it locked with.
-    from pfnn_demo.sim.foot_ik import FootIK
-    from pfnn_demo.sim.rotation import axis_angle_matrix
     from pfnn_demo.sim.terrain import Heightmap
 
     grid = np.arange(-64, 64, dtype=np.float32)
     x, z = np.meshgrid(grid, grid, indexing="ij")
     terrain = Heightmap(2.0 + 0.8 * (x + z), cell_size=1.0)                 # a slope, diagonal to the feet
-    ik = FootIK(1, use_heel_contacts=True, original=original)
-    ik.reset(0, 0.0)
-    pose = _standing_pose()
-    toes = []
-    for frame in range(50):       # the smoothed ground settles, then each foot turns 1 degree a frame
-        turned = pose.copy()
-        for heel, toe in ((4, 5), (9, 10)):
-            turn = axis_angle_matrix(np.array([0.0, 1.0, 0.0]), np.radians(max(frame - 10, 0))).astype(np.float32)
-            pivot = pose[0, heel, :3, 3]
-            turned[0, [heel, toe], :3, :3] = turn @ pose[0, [heel, toe], :3, :3]
-            turned[0, toe, :3, 3] = pivot + turn @ (pose[0, toe, :3, 3] - pivot)
-        toes.append(ik.solve(turned, np.full((1, 4), 0.9), terrain)[0, [5, 10], :3, 3])
+    # The smoothed ground settles, then each foot turns 1 degree a frame.
+    ik, toes = _drawn_toes_as_the_network_turns_its_feet(terrain, original, 1.0, heels_too=True)
     moved = np.linalg.norm(toes[-1] - toes[10], axis=-1)
     assert np.all(ik.lock > 0.99)
     assert np.all(moved > 0.5) if original else np.all(moved < 0.05), moved
@@ -374,22 +387,11 @@ def test_a_locked_toe_stays_put_while_the_network_turns_it_under_a_still_heel(or
     # after a strafe a network turned its toes 12 degrees round heels whose axes stayed put. The
     # original aims the heel's forward axis at the locked toe, so the drawn toe swept round with
     # the network's (2-3 units/s); the heel is now turned so that the toe itself points there.
-    from pfnn_demo.sim.foot_ik import FootIK
-    from pfnn_demo.sim.rotation import axis_angle_matrix
     from pfnn_demo.sim.terrain import Heightmap
 
     terrain = Heightmap(np.full((64, 64), 6.0, np.float32))
-    ik = FootIK(1, use_heel_contacts=True, original=original)
-    ik.reset(0, 0.0)
-    pose = _standing_pose()
-    toes = []
-    for frame in range(50):               # locked, then each toe turns 0.5 degrees a frame round its heel
-        turned = pose.copy()
-        turn = axis_angle_matrix(np.array([0.0, 1.0, 0.0]), np.radians(0.5 * max(frame - 10, 0))).astype(np.float32)
-        for heel, toe in ((4, 5), (9, 10)):
-            pivot = pose[0, heel, :3, 3]
-            turned[0, toe, :3, 3] = pivot + turn @ (pose[0, toe, :3, 3] - pivot)
-        toes.append(ik.solve(turned, np.full((1, 4), 0.9), terrain)[0, [5, 10], :3, 3])
+    # Locked, then each toe turns 0.5 degrees a frame round its heel.
+    ik, toes = _drawn_toes_as_the_network_turns_its_feet(terrain, original, 0.5, heels_too=False)
     moved = np.linalg.norm(toes[-1] - toes[10], axis=-1)
     assert np.all(ik.lock > 0.99)
     assert np.all(moved > 1.5) if original else np.all(moved < 0.05), moved

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotation import axis_angle_matrix
+from .rotation import axis_angle_matrix, yaw_matrix, yaw_of
 from .skeleton import LEFT_LEG, RIGHT_LEG
 from .terrain import Heightmap
 from .two_bone import SOFT_REACH, leg_turns
@@ -120,14 +120,7 @@ def _ground_frame(forward: np.ndarray, across: np.ndarray, origin: np.ndarray) -
 def _toe_yaw(offset: np.ndarray) -> np.ndarray:
     """Rotations (..., 3, 3) about the local y axis that bring a toe offset (..., 3) into the y-z
     plane, its forward (z) part positive: a frame turned by one has the toe straight ahead."""
-    across, forward = offset[..., 0], offset[..., 2]
-    length = np.maximum(np.hypot(across, forward), 1e-9)
-    cos, sin = forward / length, -across / length
-    out = np.zeros(offset.shape[:-1] + (3, 3))
-    out[..., 0, 0], out[..., 0, 2] = cos, sin
-    out[..., 1, 1] = 1.0
-    out[..., 2, 0], out[..., 2, 2] = -sin, cos
-    return out
+    return yaw_matrix(-yaw_of(offset), np.float64)
 
 
 def _clamp_heights(points: np.ndarray, terrain: Heightmap, lift: float, low: np.ndarray, high: np.ndarray) -> None:

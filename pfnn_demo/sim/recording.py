@@ -48,6 +48,7 @@ import numpy as np
 
 from ..errors import PfnnError
 from .input_state import InputState
+from .npz_files import read_npz
 from .phase_network import MODES
 from .skeleton import JOINT_NAMES, PARENTS, REST_OFFSETS
 from .trajectory import SAMPLE_FRAMES
@@ -260,16 +261,7 @@ def load_recording(path: str | Path, bvh_scale: float = 1.0, character: int | No
         arrays = {"joint_positions": world[..., :3, 3], "joint_rotations": world[..., :3, :3],
                   "frame_time": np.float64(motion.frame_time)}
         return Recording(path, arrays, None, None, None)
-    import zipfile
-    import zlib
-
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as error:
-        raise RecordingError(f"is not a readable .npz recording (truncated or corrupt: {error})", path) from None
-    except OSError as error:
-        raise RecordingError(f"cannot read ({error.strerror or error})", path) from None
+    arrays = read_npz(path, RecordingError, "recording")
     missing = [key for key in ("joint_positions", "joint_rotations") if key not in arrays]
     if missing:
         raise RecordingError(f"is not a pfnn-demo recording (no {', '.join(missing)})", path)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import HeightmapError
+from .npz_files import read_npz
 
 ORIGINAL_CELL_SIZE = 3.937007874
 ORIGINAL_VERTICAL_SCALE = 3.0
@@ -150,18 +151,16 @@ class Heightmap:
             return cls.load_original_text(path)
         if path.suffix.lower() != ".npz":
             raise HeightmapError("unknown heightmap format (expected .npz, or the original .txt)", path)
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                if "heights" not in data.files:
-                    raise HeightmapError("the .npz has no 'heights' array", path)
-                heights, cell = data["heights"], float(data["cell_size"]) if "cell_size" in data.files else None
-        except HeightmapError:
-            raise
-        except Exception as error:
-            raise HeightmapError(f"not a readable .npz file ({error.__class__.__name__}: {error})", path) from None
-        if cell is None:
+        data = read_npz(path, HeightmapError)
+        if "heights" not in data:
+            raise HeightmapError("the .npz has no 'heights' array", path)
+        if "cell_size" not in data:
             raise HeightmapError("the .npz has no 'cell_size' (world units per grid cell)", path)
-        return cls(heights, cell, name=str(path))
+        try:
+            cell = float(data["cell_size"])
+        except (TypeError, ValueError):
+            raise HeightmapError("the .npz's 'cell_size' is not one number", path) from None
+        return cls(data["heights"], cell, name=str(path))
 
     @classmethod
     def load_original_text(cls, path: str | Path, multiplier: float = 1.0) -> "Heightmap":

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import WeightsError
+from .npz_files import read_npz
 
 FORMAT_VERSION = 1
 CONTROL_POINTS = 4
@@ -177,11 +178,7 @@ def read_npz_arrays(path: str | Path) -> dict[str, np.ndarray]:
     path = Path(path)
     if not path.is_file():
         raise WeightsError("no such weights file", path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            contents = {key: data[key] for key in data.files}
-    except Exception as error:  # zipfile, pickle and value errors all mean "not a readable npz"
-        raise WeightsError(f"not a readable .npz file ({error.__class__.__name__}: {error})", path) from None
+    contents = read_npz(path, WeightsError)
     version = int(contents.get("format_version", FORMAT_VERSION))
     if version > FORMAT_VERSION:
         raise WeightsError(f"format version {version} is newer than this pfnn-demo understands "

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..errors import PfnnError
+from ..sim.npz_files import read_npz
 from ..sim.rotation import rotate_y
 from .train.database import FPS, facing_yaw
 
@@ -107,23 +108,21 @@ class PhaseEncoder:
         path = Path(path)
         if not path.is_file():
             raise PfnnError("no such phases file", path)
+        data = read_npz(path, PfnnError, "phases file")
+        kind = str(data["kind"]) if "kind" in data else ""
+        if kind != KIND:
+            raise PfnnError(f"not a phases file (kind '{kind or 'none'}'; make one with pfnn-demo "
+                            "train-phases)", path)
+        missing = [name for name in ENCODER_ARRAYS if name not in data]
+        if missing:
+            raise PfnnError(f"phases file without {', '.join(missing)}", path)
+        arrays = {name: data[name] for name in ENCODER_ARRAYS}
+        cache = {name[len("cache_"):]: data[name] for name in data if name.startswith("cache_")}
+        provenance = str(data["provenance"]) if "provenance" in data else ""
         try:
-            with np.load(path, allow_pickle=False) as data:
-                kind = str(data["kind"]) if "kind" in data.files else ""
-                if kind != KIND:
-                    raise PfnnError(f"not a phases file (kind '{kind or 'none'}'; make one with pfnn-demo "
-                                    "train-phases)", path)
-                missing = [name for name in ENCODER_ARRAYS if name not in data.files]
-                if missing:
-                    raise PfnnError(f"phases file without {', '.join(missing)}", path)
-                arrays = {name: data[name] for name in ENCODER_ARRAYS}
-                cache = {name[len("cache_"):]: data[name] for name in data.files if name.startswith("cache_")}
-                provenance = str(data["provenance"]) if "provenance" in data.files else ""
-                step = int(data["sample_step"]) if "sample_step" in data.files else 1
-        except PfnnError:
-            raise
-        except Exception as error:   # a truncated or foreign file: zip, pickle or dtype errors
-            raise PfnnError(f"cannot read the phases file ({type(error).__name__}: {error})", path) from None
+            step = int(data["sample_step"]) if "sample_step" in data else 1
+        except (TypeError, ValueError):
+            raise PfnnError("phases file: its sample step is not one whole number", path) from None
         if step < 1:
             raise PfnnError(f"phases file: sample step {step}, expected at least 1", path)
         encoder = cls(arrays, step, provenance, cache)

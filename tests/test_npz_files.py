@@ -3,6 +3,7 @@ phases): one line that says what the file is instead, never numpy's internals.""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,13 @@ from pfnn_demo.tools.phase_manifold import PhaseEncoder
 REPOSITORY = Path(__file__).resolve().parents[1]
 
 
+def _npy_bytes(array: np.ndarray) -> bytes:
+    """The bytes of `array` saved as a .npy file (np.save would append .npy to a path's name)."""
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
 def _not_archives(folder: Path) -> dict[str, tuple[Path, str]]:
     """Name -> (a file that is not a readable .npz, the reason its error must give)."""
     files = {}
@@ -29,7 +37,7 @@ def _not_archives(folder: Path) -> dict[str, tuple[Path, str]]:
 
     add("empty", "it is empty", lambda p: p.write_bytes(b""))
     add("text", "not a zip archive", lambda p: p.write_text("heights = 1, 2, 3\n"))
-    add("npy", "a single .npy array", lambda p: np.save(open(p, "wb"), np.zeros(3)))
+    add("npy", "a single .npy array", lambda p: p.write_bytes(_npy_bytes(np.zeros(3))))
     shipped = (REPOSITORY / "network" / "pfnn.npz").read_bytes()
     add("truncated", "truncated or corrupt", lambda p: p.write_bytes(shipped[:len(shipped) // 2]))
     add("objects", "Python objects", lambda p: np.savez(p, heights=np.array([{"a": 1}], dtype=object)))
